@@ -1,0 +1,119 @@
+"""The game contract: what every game provides, the errors and outcome it speaks in, and the two
+events every game's log shares. Pure: no I/O, clock, randomness or logging.
+
+A game is `setup + decide + evolve` plus what a player needs to see (DESIGN.md, "The game contract"):
+
+    setup(players, options, deal, rng) -> events      the opening events (deal, first pot, ...)
+    initial(players, options) -> state                the state before the opening events
+    decide(state, seat, move, rng) -> events          the only place rules are checked
+    evolve(state, event) -> state                     applies, never validates, never draws
+    to_act(state) -> tuple of seats                   () when the game is over
+    legal_moves(state, seat) -> list of moves         moves have a canonical str()
+    parse_move(text) -> move                          raises IllegalMove("malformed move ...")
+    outcome(state) -> Outcome | None
+    view(state, seat) -> dict                         what that seat may see (seat None: public)
+    narrate(state, event, seat) -> str                one line; `state` is the state before `event`
+    determinize(state, seat, rng) -> state            the cards hidden from `seat` dealt anew among
+                                                      the places hidden from it: a state that seat
+                                                      cannot tell apart (tests and search use it)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+import attrs
+
+OptionValue = str | int | bool
+
+
+class IllegalMove(ValueError):
+    """A move refused: malformed text, out of turn, or against the rules. The text is for players."""
+
+
+class SetupError(ValueError):
+    """A table that cannot start: unknown game, wrong player count, bad option or bad deal."""
+
+
+@attrs.frozen
+class Outcome:
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, list[int]]:
+        return {"scores": list(self.scores), "winners": list(self.winners)}
+
+
+@attrs.frozen
+class GameStarted:
+    """The first event of every log: which game, for whom, under which rules, and the seed's promise."""
+
+    kind: ClassVar[str] = "pbm.game_started"
+    game: str
+    rules_version: int
+    players: int
+    options: tuple[tuple[str, OptionValue], ...]
+    seed_commitment: str
+
+
+@attrs.frozen
+class SeedRevealed:
+    """The last event of every finished game: the secret seed, so anyone can check every deal."""
+
+    kind: ClassVar[str] = "pbm.seed_revealed"
+    seed: int
+
+
+LIFECYCLE_EVENTS: tuple[type, ...] = (GameStarted, SeedRevealed)
+
+
+@attrs.frozen
+class Game:
+    """One game, as `core.GAMES` registers it."""
+
+    slug: str
+    title: str
+    min_players: int
+    max_players: int
+    rules_version: int
+    # option name -> default; a value's type is its default's type
+    options: Mapping[str, OptionValue]
+    event_types: tuple[type, ...]
+    setup: Callable[..., list[Any]]
+    initial: Callable[[int, Mapping[str, OptionValue]], Any]
+    decide: Callable[..., list[Any]]
+    evolve: Callable[[Any, Any], Any]
+    to_act: Callable[[Any], tuple[int, ...]]
+    legal_moves: Callable[[Any, int], list[Any]]
+    parse_move: Callable[[str], Any]
+    outcome: Callable[[Any], Outcome | None]
+    view: Callable[[Any, int | None], dict[str, Any]]
+    narrate: Callable[[Any, Any, int | None], str]
+    determinize: Callable[[Any, int, Any], Any]
+    # a sentence for `pbm games`
+    description: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        for cls in self.event_types:
+            if not cls.kind.startswith(self.slug + "."):
+                raise TypeError(f"{cls.__name__}.kind {cls.kind!r} must start with {self.slug!r}.")
+
+
+def seat_name(seat: int | None) -> str:
+    """How narration names a seat."""
+    return "the table" if seat is None else f"seat {seat}"
+
+
+def check_cards(given: list[str], expected: list[str], what: str) -> None:
+    """Refuse a deal that is not exactly `expected` (as a multiset), naming the first difference."""
+    wanted, got = Counter(expected), Counter(given)
+    for card in got:
+        if card not in wanted:
+            raise SetupError(f"{what}: {card!r} is not a card of this game")
+        if got[card] > wanted[card]:
+            raise SetupError(f"{what}: card {card} appears more often than the game has it")
+    missing = sorted(str(card) for card in (wanted - got))
+    if missing:
+        raise SetupError(f"{what}: missing {', '.join(missing)}")

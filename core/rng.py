@@ -1,0 +1,92 @@
+"""The portable deterministic generator: every random step of a game, derived from (seed, seq).
+
+It must stay pure and portable: no Python `random`, no clock, no state outside the object. The
+algorithm below is the specification; an auditor re-implements it in any language with SHA-256.
+
+    seed        an integer 0 <= seed < 2**256, written as 32 bytes big-endian: S
+    seq         the log position of the first event of the command that draws: 8 bytes big-endian: Q
+    block k     SHA-256(S || Q || k as 8 bytes big-endian), for k = 0, 1, 2, ...
+    words       the blocks concatenated, read as unsigned 64-bit big-endian integers, in order
+    below(n)    the next word w with w < 2**64 - (2**64 mod n) (others are skipped, so every
+                result is equally likely); the result is w mod n
+    shuffle(xs) Fisher-Yates from the end: for i = len-1 down to 1: j = below(i + 1); swap xs[i], xs[j]
+    roll(sides) below(sides) + 1
+    commitment  SHA-256(S) as lowercase hex: what GameStarted records before the seed is revealed
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+SEED_BITS = 256
+_WORD = 1 << 64
+
+
+def seed_bytes(seed: int) -> bytes:
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 1 << SEED_BITS:
+        raise ValueError(f"a seed is a whole number from 0 to 2**{SEED_BITS} - 1, not {seed!r}")
+    return seed.to_bytes(SEED_BITS // 8, "big")
+
+
+def commitment(seed: int) -> str:
+    """The public promise of a secret seed: SHA-256 of its 32 bytes, hex."""
+    return hashlib.sha256(seed_bytes(seed)).hexdigest()
+
+
+class Rng:
+    """The random stream for one point of one game's log; see the module text for the algorithm."""
+
+    __slots__ = ("_prefix", "_block", "_words")
+
+    def __init__(self, seed: int, seq: int) -> None:
+        if seq < 0:
+            raise ValueError(f"seq must be >= 0, not {seq}")
+        self._prefix = seed_bytes(seed) + seq.to_bytes(8, "big")
+        self._block = 0
+        self._words: list[int] = []
+
+    def _word(self) -> int:
+        if not self._words:
+            digest = hashlib.sha256(self._prefix + self._block.to_bytes(8, "big")).digest()
+            self._block += 1
+            # Reversed so that pop() hands the words out in reading order.
+            self._words = [int.from_bytes(digest[i : i + 8], "big") for i in (24, 16, 8, 0)]
+        return self._words.pop()
+
+    def below(self, n: int) -> int:
+        """A uniform whole number in [0, n)."""
+        if n < 1:
+            raise ValueError(f"below() needs n >= 1, not {n}")
+        limit = _WORD - _WORD % n
+        while True:
+            word = self._word()
+            if word < limit:
+                return word % n
+
+    def shuffled(self, items: Sequence[T]) -> list[T]:
+        """A new list: `items` in Fisher-Yates order."""
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.below(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+    def roll(self, sides: int = 6) -> int:
+        return self.below(sides) + 1
+
+
+class NoRng:
+    """Stands in where a table was rebuilt without its seed: any draw is refused, clearly."""
+
+    def _refuse(self, *_args: object) -> int:
+        raise ValueError("this table was rebuilt without its seed, so it cannot draw randomness")
+
+    below = roll = _refuse
+
+    def shuffled(self, items: Sequence[T]) -> list[T]:
+        self._refuse()
+        return []

@@ -1,0 +1,194 @@
+"""A table: one game's events folded into its state, and the public API over it. Pure: no I/O,
+clock, randomness (it draws only from the seed it is given) or logging."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from core.contract import (
+    Game,
+    GameStarted,
+    IllegalMove,
+    OptionValue,
+    Outcome,
+    SeedRevealed,
+    SetupError,
+)
+from core.rng import NoRng, Rng, commitment
+
+
+class Table:
+    """A game in progress (or over): its events, its state and, when known, its secret seed.
+
+    `play` is all-or-nothing: a refused move raises IllegalMove and leaves the table as it was.
+    """
+
+    def __init__(self, game: Game, events: list[Any], state: Any, seed: int | None) -> None:
+        self.game = game
+        self.events = events
+        self.state = state
+        self.seed = seed
+
+    @property
+    def seq(self) -> int:
+        """The seq the next event will get (= how many events there are)."""
+        return len(self.events)
+
+    @property
+    def players(self) -> int:
+        return self.started.players
+
+    @property
+    def started(self) -> GameStarted:
+        return self.events[0]
+
+    @property
+    def to_act(self) -> tuple[int, ...]:
+        return self.game.to_act(self.state)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.game.outcome(self.state)
+
+    def rng(self) -> Rng | NoRng:
+        """The generator for the next command: derived from (seed, seq of its first event)."""
+        return NoRng() if self.seed is None else Rng(self.seed, self.seq)
+
+    def check_seat(self, seat: int) -> None:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
+            raise IllegalMove(f"no seat {seat!r}: this table has seats 0 to {self.players - 1}")
+
+    def legal_moves(self, seat: int) -> list[str]:
+        self.check_seat(seat)
+        if seat not in self.to_act:
+            return []
+        return [str(move) for move in self.game.legal_moves(self.state, seat)]
+
+    def decide(self, seat: int, text: str) -> list[Any]:
+        """The events `text` by `seat` would append, without appending them."""
+        self.check_seat(seat)
+        if self.outcome is not None:
+            raise IllegalMove("the game is over")
+        if seat not in self.to_act:
+            waiting = ", ".join(str(s) for s in self.to_act)
+            raise IllegalMove(f"it is not seat {seat}'s turn (waiting for seat {waiting})")
+        move = self.game.parse_move(text)
+        events = list(self.game.decide(self.state, seat, move, self.rng()))
+        state = self.state
+        for event in events:
+            state = self.game.evolve(state, event)
+        if self.game.outcome(state) is not None and self.seed is not None:
+            events.append(SeedRevealed(self.seed))
+        return events
+
+    def play(self, seat: int, text: str) -> list[Any]:
+        """Decide and apply one move; returns the new events."""
+        events = self.decide(seat, text)
+        self.extend(events)
+        return events
+
+    def extend(self, events: Iterable[Any]) -> None:
+        """Apply events already decided (from the log); never validates."""
+        state = self.state
+        new = list(events)
+        for event in new:
+            state = apply(self.game, state, event)
+        self.state = state
+        self.events.extend(new)
+
+    def view(self, seat: int | None = None) -> dict[str, Any]:
+        """What `seat` may see (None: a spectator), as a JSON-able dict."""
+        if seat is not None:
+            self.check_seat(seat)
+        outcome = self.outcome
+        view = {
+            "game": self.game.slug,
+            "seq": self.seq,
+            "seat": seat,
+            "to_act": list(self.to_act),
+            "legal_moves": [] if seat is None else self.legal_moves(seat),
+            "outcome": None if outcome is None else outcome.to_dict(),
+        }
+        view.update(self.game.view(self.state, seat))
+        return view
+
+    def narrate(self, seat: int | None = None, start: int = 0) -> list[tuple[int, str]]:
+        """(seq, line) for every event from `start` on, as `seat` may see it."""
+        lines = []
+        state = None
+        for seq, event in enumerate(self.events):
+            if seq >= start:
+                lines.append((seq, narrate(self.game, state, event, seat)))
+            state = apply(self.game, state, event)
+        return lines
+
+
+def apply(game: Game, state: Any, event: Any) -> Any:
+    """Fold one event: the lifecycle events are the table's, the rest the game's."""
+    if isinstance(event, GameStarted):
+        return game.initial(event.players, dict(event.options))
+    if isinstance(event, SeedRevealed):
+        return state
+    return game.evolve(state, event)
+
+
+def narrate(game: Game, state: Any, event: Any, seat: int | None) -> str:
+    if isinstance(event, GameStarted):
+        return f"{game.title} started for {event.players} players (seed commitment {event.seed_commitment[:12]}…)"
+    if isinstance(event, SeedRevealed):
+        return f"the seed is revealed: {event.seed}"
+    return game.narrate(state, event, seat)
+
+
+def resolve_options(game: Game, options: Mapping[str, OptionValue] | None) -> dict[str, OptionValue]:
+    chosen = dict(game.options)
+    for name, value in (options or {}).items():
+        if name not in game.options:
+            known = ", ".join(sorted(game.options)) or "none"
+            raise SetupError(f"{game.slug} has no option {name!r} (options: {known})")
+        default = game.options[name]
+        if type(value) is not type(default):
+            raise SetupError(f"option {name!r} takes a {type(default).__name__}, not {value!r}")
+        chosen[name] = value
+    return chosen
+
+
+def new_table(
+    game: Game,
+    players: int,
+    seed: int,
+    deal: Mapping[str, Any] | None = None,
+    options: Mapping[str, OptionValue] | None = None,
+) -> Table:
+    if not isinstance(players, int) or not game.min_players <= players <= game.max_players:
+        raise SetupError(
+            f"{game.slug} is for {game.min_players} to {game.max_players} players, not {players!r}"
+        )
+    chosen = resolve_options(game, options)
+    started = GameStarted(
+        game=game.slug,
+        rules_version=game.rules_version,
+        players=players,
+        options=tuple(sorted(chosen.items())),
+        seed_commitment=commitment(seed),
+    )
+    table = Table(game, [], None, seed)
+    table.extend([started])
+    if deal is not None and not isinstance(deal, Mapping):
+        raise SetupError(f"a deal is a mapping, not {type(deal).__name__}")
+    table.extend(game.setup(players, chosen, deal, Rng(seed, table.seq)))
+    return table
+
+
+def replay_table(game: Game, events: Iterable[Any], seed: int | None = None) -> Table:
+    table = Table(game, [], None, None)
+    table.extend(events)
+    if not table.events or not isinstance(table.events[0], GameStarted):
+        raise SetupError("a log starts with GameStarted")
+    if seed is None:
+        seed = next((e.seed for e in table.events if isinstance(e, SeedRevealed)), None)
+    if seed is not None and commitment(seed) != table.started.seed_commitment:
+        raise SetupError("that seed does not match this game's seed commitment")
+    table.seed = seed
+    return table

@@ -1,0 +1,93 @@
+"""The codec: game events <-> tagged plain data <-> msgpack bytes. No I/O.
+
+Every event class has a permanent `kind` tag; the tag, never the class name, is what is stored, so
+a class may be renamed freely. Decoding refuses unknown kinds and unknown fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cattrs
+import msgpack
+from cattrs.strategies import configure_union_passthrough
+
+import core
+from core.contract import LIFECYCLE_EVENTS, OptionValue
+
+
+class DecodeError(ValueError):
+    """Stored bytes that are not a valid event: the text says which kind and what is wrong."""
+
+
+def _kinds() -> dict[str, type]:
+    kinds: dict[str, type] = {}
+    for cls in LIFECYCLE_EVENTS + tuple(t for g in core.GAMES.values() for t in g.event_types):
+        if kinds.setdefault(cls.kind, cls) is not cls:
+            raise TypeError(f"two event classes share the tag {cls.kind!r}")
+    return kinds
+
+
+def _strict(cls: type) -> Any:
+    # cattrs would turn "7" into 7; a stored log must already hold the right types.
+    def check(value: Any, _type: Any) -> Any:
+        if type(value) is not cls:
+            raise TypeError(f"expected {cls.__name__}, got {type(value).__name__} {value!r}")
+        return value
+
+    return check
+
+
+KINDS: dict[str, type] = _kinds()
+converter = cattrs.Converter(forbid_extra_keys=True)
+for _primitive in (int, str, bool, bytes):
+    converter.register_structure_hook(_primitive, _strict(_primitive))
+configure_union_passthrough(OptionValue, converter)
+
+
+def unstructure(event: Any) -> tuple[str, dict[str, Any]]:
+    """(kind, data): the plain form of an event, as it is stored."""
+    return event.kind, converter.unstructure(event)
+
+
+def structure(kind: str, data: Any) -> Any:
+    """The event for stored (kind, data); DecodeError on an unknown kind or field."""
+    cls = KINDS.get(kind)
+    if cls is None:
+        raise DecodeError(f"unknown event kind {kind!r}")
+    try:
+        return converter.structure(data, cls)
+    except (cattrs.BaseValidationError, TypeError, ValueError, KeyError) as error:
+        raise DecodeError(f"bad {kind} data: {_reason(error)}") from None
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, cattrs.BaseValidationError):
+        inner = error.exceptions[0] if error.exceptions else error
+        return _reason(inner) if inner is not error else str(error)
+    if isinstance(error, KeyError):
+        return f"missing field {error}"
+    return str(error) or type(error).__name__
+
+
+def pack(value: Any) -> bytes:
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def unpack(raw: bytes) -> Any:
+    try:
+        return msgpack.unpackb(raw, raw=False, strict_map_key=True)
+    except (msgpack.UnpackException, ValueError, TypeError) as error:
+        raise DecodeError(f"not valid msgpack ({type(error).__name__}: {error})") from None
+
+
+def encode_event(event: Any) -> bytes:
+    """One event alone as bytes: [kind, data]."""
+    return pack(list(unstructure(event)))
+
+
+def decode_event(raw: bytes) -> Any:
+    value = unpack(raw)
+    if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)):
+        raise DecodeError("an event is [kind, data]")
+    return structure(value[0], value[1])

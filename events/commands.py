@@ -1,0 +1,186 @@
+"""The command path, the only writer of game logs: read, fold, decide, append, dispatch.
+
+Games are folded incrementally: a table in memory is brought up to date by reading only the events
+appended since, so a long game does not cost a full replay per move. The log stays the truth: a
+table that does not match what Redis holds is dropped and rebuilt.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+
+import core
+from core.table import Table
+from events import envelope
+from events.envelope import Envelope
+from events.store import Conflict, Store
+
+Dispatch = Callable[[str, Table], None]
+RETRIES = 50
+
+
+class UnknownGame(LookupError):
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"no game {game_id!r} (see `pbm list`)")
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@attrs.frozen
+class Submitted:
+    seq: int  # the seq of the first new event
+    events: list[Envelope]
+    duplicate: bool  # the command id had been seen: nothing new was appended
+
+
+class Games:
+    """Creates games and submits commands; keeps recently used tables folded in memory."""
+
+    def __init__(
+        self,
+        store: Store,
+        dispatch: Dispatch | None = None,
+        clock: Callable[[], int] = now_ms,
+        cache_size: int = 256,
+    ) -> None:
+        self.store = store
+        self.dispatch = dispatch
+        self.clock = clock
+        self._tables: OrderedDict[str, tuple[Table, bytes]] = OrderedDict()
+        self._cache_size = cache_size
+
+    def create(
+        self,
+        slug: str,
+        players: int,
+        *,
+        seed: int | None = None,
+        deal: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | None = None,
+        game_id: str | None = None,
+    ) -> str:
+        """A new game in the log; returns its id. The seed is secret: only its commitment is logged."""
+        seed = secrets.randbits(256) if seed is None else seed
+        table = core.new_table(slug, players=players, seed=seed, deal=deal, options=options)
+        while True:
+            new_id = game_id or f"{slug}-{secrets.token_hex(4)}"
+            sealed = self._seal(new_id, 0, envelope.GENESIS, table.events, None, None, None)
+            try:
+                self.store.create(new_id, slug, players, self.clock(), seed, [e.encode() for e in sealed])
+            except Conflict:
+                if game_id is not None:
+                    raise
+                continue
+            self._remember(new_id, table, sealed[-1].hash)
+            self._dispatch(new_id, table)
+            return new_id
+
+    def table(self, game_id: str) -> Table:
+        """A copy of the game's table as the log has it now (with its seed, to play on or view)."""
+        table = self._load(game_id)[0]
+        return Table(table.game, list(table.events), table.state, table.seed)
+
+    def submit(
+        self,
+        game_id: str,
+        seat: int,
+        move: str,
+        command_id: str | None = None,
+        expected_seq: int | None = None,
+    ) -> Submitted:
+        """Play `move` for `seat`. IllegalMove if refused; Conflict if `expected_seq` is stale.
+
+        Without `expected_seq` a lost race is retried on the new state (where the move may have
+        become illegal). A repeated `command_id` returns what it appended the first time.
+        """
+        conflict = None
+        for _attempt in range(RETRIES):
+            if command_id is not None:
+                done = self._already_done(game_id, command_id)
+                if done is not None:
+                    return done
+            table, last_hash = self._load(game_id)
+            if expected_seq is not None and expected_seq != table.seq:
+                raise Conflict(game_id, expected_seq, table.seq)
+            new_events = table.decide(seat, move)
+            sealed = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id)
+            try:
+                appended = self.store.append(game_id, table.seq, [e.encode() for e in sealed], command_id)
+            except Conflict as lost:
+                if expected_seq is not None:
+                    raise
+                conflict = lost
+                continue
+            if appended.duplicate:
+                return self._read_done(game_id, appended.first, appended.count)
+            table.extend(new_events)
+            self._remember(game_id, table, sealed[-1].hash)
+            self._dispatch(game_id, table)
+            return Submitted(appended.first, sealed, duplicate=False)
+        raise conflict  # every retry lost a race: a storm of writers; nothing was appended
+
+    def _already_done(self, game_id: str, command_id: str) -> Submitted | None:
+        done = self.store.command(game_id, command_id)
+        return None if done is None else self._read_done(game_id, done.first, done.count)
+
+    def _read_done(self, game_id: str, first: int, count: int) -> Submitted:
+        return Submitted(first, self.store.read(game_id, first, first + count - 1), duplicate=True)
+
+    def _seal(self, game_id, seq, prev, events, seat, move, command_id) -> list[Envelope]:
+        sealed = []
+        time_ms = self.clock()
+        for offset, event in enumerate(events):
+            first = offset == 0
+            env = envelope.seal(
+                game_id,
+                seq + offset,
+                event,
+                prev,
+                # The reveal and the deal are the system's doing, even inside a seat's command.
+                actor=seat if isinstance(seat, int) and not isinstance(event, core.SeedRevealed) else None,
+                command=move if first else None,
+                command_id=command_id if first else None,
+                time_ms=time_ms,
+            )
+            sealed.append(env)
+            prev = env.hash
+        return sealed
+
+    def _load(self, game_id: str) -> tuple[Table, bytes]:
+        cached = self._tables.get(game_id)
+        if cached is not None:
+            table, last_hash = cached
+            newer = self.store.read(game_id, table.seq)
+            if newer and newer[0].prev != last_hash:
+                cached = None  # the log is not the one this table was folded from
+            else:
+                if newer:
+                    table.extend(env.event for env in newer)
+                    last_hash = newer[-1].hash
+                self._remember(game_id, table, last_hash)
+                return table, last_hash
+        envelopes = self.store.read(game_id)
+        if not envelopes:
+            raise UnknownGame(game_id)
+        started = envelopes[0].event
+        table = core.replay_table(started.game, [e.event for e in envelopes], seed=self.store.seed(game_id))
+        self._remember(game_id, table, envelopes[-1].hash)
+        return table, envelopes[-1].hash
+
+    def _remember(self, game_id: str, table: Table, last_hash: bytes) -> None:
+        self._tables[game_id] = (table, last_hash)
+        self._tables.move_to_end(game_id)
+        while len(self._tables) > self._cache_size:
+            self._tables.popitem(last=False)
+
+    def _dispatch(self, game_id: str, table: Table) -> None:
+        if self.dispatch is not None:
+            self.dispatch(game_id, table)

@@ -1,0 +1,101 @@
+"""The envelope: one stored event with its place in the log, its cause and its hash link. No I/O.
+
+Wire form (msgpack array, schema 1):
+    [schema, game_id, seq, kind, data, actor, command, command_id, time_ms, prev, hash]
+`actor` is a seat, or None for the system (the deal, the seed's reveal); `command` is the move text
+on the first event of a command (None on the others); `time_ms` is wall-clock metadata only, never
+read by a rule. `hash` = SHA-256(prev + the packed body [schema .. time_ms]); `prev` is the previous
+event's hash (32 zero bytes before seq 0), so changing any stored event breaks every later link.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import attrs
+
+from events import codec
+from events.codec import DecodeError
+
+SCHEMA = 1
+GENESIS = bytes(32)
+
+
+@attrs.frozen
+class Envelope:
+    game_id: str
+    seq: int
+    kind: str
+    data: Any
+    actor: int | None
+    command: str | None
+    command_id: str | None
+    time_ms: int
+    prev: bytes
+    hash: bytes
+    schema: int = SCHEMA
+
+    @property
+    def event(self) -> Any:
+        return codec.structure(self.kind, self.data)
+
+    def body(self) -> list[Any]:
+        return [
+            self.schema, self.game_id, self.seq, self.kind, self.data,
+            self.actor, self.command, self.command_id, self.time_ms,
+        ]
+
+    def expected_hash(self) -> bytes:
+        return link(self.prev, codec.pack(self.body()))
+
+    def encode(self) -> bytes:
+        return codec.pack(self.body() + [self.prev, self.hash])
+
+
+def link(prev: bytes, body: bytes) -> bytes:
+    return hashlib.sha256(prev + body).digest()
+
+
+def seal(
+    game_id: str,
+    seq: int,
+    event: Any,
+    prev: bytes,
+    *,
+    actor: int | None,
+    command: str | None,
+    command_id: str | None,
+    time_ms: int,
+) -> Envelope:
+    """The envelope for `event` at `seq`, hashed onto `prev`."""
+    kind, data = codec.unstructure(event)
+    # Round-trip the data through msgpack so the envelope holds exactly what decoding gives back
+    # (lists, not tuples): then encode(decode(bytes)) == bytes and envelopes compare equal.
+    data = codec.unpack(codec.pack(data))
+    body = [SCHEMA, game_id, seq, kind, data, actor, command, command_id, time_ms]
+    return Envelope(game_id, seq, kind, data, actor, command, command_id, time_ms, prev, link(prev, codec.pack(body)))
+
+
+def decode(raw: bytes) -> Envelope:
+    value = codec.unpack(raw)
+    if not isinstance(value, list) or len(value) != 11:
+        raise DecodeError("an envelope is an array of 11 fields")
+    schema, game_id, seq, kind, data, actor, command, command_id, time_ms, prev, hash_ = value
+    if schema != SCHEMA:
+        raise DecodeError(f"unknown envelope schema {schema!r} (this pbm reads {SCHEMA})")
+    checks = (
+        (isinstance(game_id, str), "game id"),
+        (type(seq) is int and seq >= 0, "seq"),
+        (isinstance(kind, str), "kind"),
+        (actor is None or type(actor) is int, "actor"),
+        (command is None or isinstance(command, str), "command"),
+        (command_id is None or isinstance(command_id, str), "command id"),
+        (type(time_ms) is int, "time"),
+        (isinstance(prev, bytes) and len(prev) == 32, "prev hash"),
+        (isinstance(hash_, bytes) and len(hash_) == 32, "hash"),
+    )
+    for ok, what in checks:
+        if not ok:
+            raise DecodeError(f"envelope has a bad {what}")
+    return Envelope(game_id, seq, kind, data, actor, command, command_id, time_ms, prev, hash_, schema)

@@ -1,0 +1,37 @@
+"""Every Redis key pbm uses, named in one place. No I/O.
+
+A game's keys share the hash tag `{<game id>}`, so a Redis Cluster keeps a game on one shard and
+the append script may touch all of them at once.
+"""
+
+PREFIX = "pbm"
+GAMES = f"{PREFIX}:games"  # sorted set: game id -> creation time (ms); the list of games
+
+
+def log(game_id: str) -> str:
+    """Stream: one entry per event, entry id `<seq>-1`, field `e` = the envelope's bytes."""
+    return f"{PREFIX}:{{{game_id}}}:log"
+
+
+def commands(game_id: str) -> str:
+    """Hash: command id -> `<first seq>:<count>` of the events it appended."""
+    return f"{PREFIX}:{{{game_id}}}:commands"
+
+
+def seed(game_id: str) -> str:
+    """String: the secret seed (decimal) until the game ends; only the command path reads it."""
+    return f"{PREFIX}:{{{game_id}}}:seed"
+
+
+def meta(game_id: str) -> str:
+    """Hash: game slug, players, created (ms): what `pbm list` shows without reading the log."""
+    return f"{PREFIX}:{{{game_id}}}:meta"
+
+
+def entry_id(seq: int) -> str:
+    return f"{seq}-1"
+
+
+def seq_of(entry: bytes | str) -> int:
+    text = entry.decode() if isinstance(entry, bytes) else entry
+    return int(text.split("-", 1)[0])

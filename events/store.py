@@ -1,0 +1,150 @@
+"""The Redis store: one stream per game, appended atomically with an expected-seq check and
+idempotent command ids, in one round trip. It stores and reads bytes; it never decides a move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import redis
+
+from events import keys
+from events.envelope import Envelope, decode
+
+# KEYS: log, commands, seed, meta. ARGV: expected seq, command id ('' for none), seed ('' to keep),
+# meta as 'field=value' pairs joined by '\n' ('' for none), then the envelopes' bytes.
+# Returns {'ok', next seq} | {'duplicate', '<first>:<count>'} | {'conflict', current seq}.
+_APPEND = """
+local command_id = ARGV[2]
+if command_id ~= '' then
+  local done = redis.call('HGET', KEYS[2], command_id)
+  if done then return {'duplicate', done} end
+end
+local first = redis.call('XLEN', KEYS[1])
+if first ~= tonumber(ARGV[1]) then return {'conflict', tostring(first)} end
+if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
+if ARGV[4] ~= '' then
+  for field, value in string.gmatch(ARGV[4], '([^=\\n]+)=([^\\n]*)') do
+    redis.call('HSET', KEYS[4], field, value)
+  end
+end
+local count = #ARGV - 4
+for i = 1, count do
+  redis.call('XADD', KEYS[1], string.format('%d-1', first + i - 1), 'e', ARGV[i + 4])
+end
+if command_id ~= '' then
+  redis.call('HSET', KEYS[2], command_id, string.format('%d:%d', first, count))
+end
+return {'ok', tostring(first + count)}
+"""
+
+
+class Conflict(Exception):
+    """The log moved on since the writer read it: nothing was appended."""
+
+    def __init__(self, game_id: str, expected: int, actual: int) -> None:
+        super().__init__(f"game {game_id} is at seq {actual}, not {expected}: someone moved first")
+        self.expected = expected
+        self.actual = actual
+
+
+@attrs.frozen
+class Appended:
+    first: int
+    count: int
+    duplicate: bool  # True: the command id was seen before; these are the events it appended then
+
+
+@attrs.frozen
+class GameInfo:
+    game_id: str
+    slug: str
+    players: int
+    created_ms: int
+    length: int
+
+
+class Store:
+    def __init__(self, client: redis.Redis) -> None:
+        self.redis = client
+        self._append = client.register_script(_APPEND)
+
+    def append(
+        self,
+        game_id: str,
+        expected_seq: int,
+        envelopes: Sequence[bytes],
+        command_id: str | None = None,
+        *,
+        seed: int | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Appended:
+        """Append all or nothing at `expected_seq`; a known command id appends nothing again."""
+        if not envelopes:
+            raise ValueError("nothing to append")
+        meta_text = "\n".join(f"{k}={v}" for k, v in (meta or {}).items())
+        status, value = self._append(
+            keys=[keys.log(game_id), keys.commands(game_id), keys.seed(game_id), keys.meta(game_id)],
+            args=[expected_seq, command_id or "", "" if seed is None else str(seed), meta_text, *envelopes],
+        )
+        status = status.decode() if isinstance(status, bytes) else status
+        value = value.decode() if isinstance(value, bytes) else value
+        if status == "conflict":
+            raise Conflict(game_id, expected_seq, int(value))
+        if status == "duplicate":
+            first, count = (int(part) for part in value.split(":"))
+            return Appended(first, count, duplicate=True)
+        return Appended(expected_seq, len(envelopes), duplicate=False)
+
+    def create(self, game_id: str, slug: str, players: int, created_ms: int, seed: int, envelopes: Sequence[bytes]) -> None:
+        """Start a game's log with its opening events; Conflict if the id is taken."""
+        # Indexed first: a crash in between leaves an id the list skips, never an unlisted game.
+        self.redis.zadd(keys.GAMES, {game_id: created_ms}, nx=True)
+        meta = {"slug": slug, "players": players, "created": created_ms}
+        self.append(game_id, 0, envelopes, seed=seed, meta=meta)
+
+    def command(self, game_id: str, command_id: str) -> Appended | None:
+        """What a command id appended, if it was seen."""
+        raw = self.redis.hget(keys.commands(game_id), command_id)
+        if raw is None:
+            return None
+        first, count = (int(part) for part in raw.decode().split(":"))
+        return Appended(first, count, duplicate=True)
+
+    def read_raw(self, game_id: str, start: int = 0, stop: int | None = None) -> list[tuple[int, bytes]]:
+        """(seq, envelope bytes) from `start` to `stop` inclusive (None: to the end)."""
+        last = "+" if stop is None else keys.entry_id(stop)
+        entries = self.redis.xrange(keys.log(game_id), keys.entry_id(start), last)
+        return [(keys.seq_of(entry_id), fields[b"e"]) for entry_id, fields in entries]
+
+    def read(self, game_id: str, start: int = 0, stop: int | None = None) -> list[Envelope]:
+        return [decode(raw) for _seq, raw in self.read_raw(game_id, start, stop)]
+
+    def length(self, game_id: str) -> int:
+        return self.redis.xlen(keys.log(game_id))
+
+    def seed(self, game_id: str) -> int | None:
+        raw = self.redis.get(keys.seed(game_id))
+        return None if raw is None else int(raw)
+
+    def info(self, game_id: str) -> GameInfo | None:
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.meta(game_id))
+        pipe.xlen(keys.log(game_id))
+        meta, length = pipe.execute()
+        if not meta or not length:
+            return None
+        return GameInfo(
+            game_id,
+            meta[b"slug"].decode(),
+            int(meta[b"players"]),
+            int(meta[b"created"]),
+            length,
+        )
+
+    def games(self) -> list[GameInfo]:
+        """Every game, oldest first."""
+        found = (self.info(game_id.decode()) for game_id in self.redis.zrange(keys.GAMES, 0, -1))
+        return [info for info in found if info is not None]

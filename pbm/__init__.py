@@ -1,0 +1,1 @@
+"""The user-facing shell: the `pbm` command. Nothing imports it."""

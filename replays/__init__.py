@@ -1,0 +1,1 @@
+"""Replay tooling: rebuild, export/import, verify, audit. Read-only over the log."""

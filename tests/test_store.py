@@ -1,0 +1,87 @@
+"""Store contract: atomic checked appends, idempotent command ids, reads by seq, the game list."""
+
+from __future__ import annotations
+
+import pytest
+
+from events import keys
+from events.envelope import GENESIS, decode, seal
+from events.store import Conflict, Store
+
+import core
+
+
+def sealed_bytes(game_id: str, first: int, count: int, prev: bytes = GENESIS) -> list[bytes]:
+    out = []
+    for seq in range(first, first + count):
+        env = seal(game_id, seq, core.SeedRevealed(seq), prev, actor=None, command=None, command_id=None, time_ms=seq)
+        out.append(env.encode())
+        prev = env.hash
+    return out
+
+
+def test_append_then_read_gives_the_same_bytes_in_order(store: Store, game_id: str) -> None:
+    raw = sealed_bytes(game_id, 0, 5)
+    appended = store.append(game_id, 0, raw[:2])
+    assert (appended.first, appended.count, appended.duplicate) == (0, 2, False)
+    store.append(game_id, 2, raw[2:])
+    assert store.read_raw(game_id) == list(enumerate(raw))
+    assert store.length(game_id) == 5
+    assert [e.seq for e in store.read(game_id)] == [0, 1, 2, 3, 4]
+
+
+def test_read_from_and_to_a_seq(store: Store, game_id: str) -> None:
+    raw = sealed_bytes(game_id, 0, 6)
+    store.append(game_id, 0, raw)
+    assert store.read_raw(game_id, 2, 4) == [(2, raw[2]), (3, raw[3]), (4, raw[4])]
+    assert store.read_raw(game_id, 5) == [(5, raw[5])]
+    assert store.read_raw(game_id, 6) == []
+
+
+def test_stale_expected_seq_is_a_conflict_and_appends_nothing(store: Store, game_id: str) -> None:
+    raw = sealed_bytes(game_id, 0, 4)
+    store.append(game_id, 0, raw[:1])
+    for stale in (0, 2):
+        with pytest.raises(Conflict) as conflict:
+            store.append(game_id, stale, raw[1:])
+        assert conflict.value.actual == 1
+    assert store.length(game_id) == 1
+
+
+def test_a_repeated_command_id_appends_nothing_and_answers_the_first_result(store: Store, game_id: str) -> None:
+    raw = sealed_bytes(game_id, 0, 5)
+    store.append(game_id, 0, raw[:1])
+    first = store.append(game_id, 1, raw[1:3], command_id="cmd-1")
+    again = store.append(game_id, 3, raw[3:], command_id="cmd-1")
+    assert (first.first, first.count, first.duplicate) == (1, 2, False)
+    assert (again.first, again.count, again.duplicate) == (1, 2, True)
+    assert store.length(game_id) == 3
+    # Even with a stale expected seq, a known command is recognised, not a conflict.
+    assert store.append(game_id, 0, raw[3:], command_id="cmd-1").duplicate
+
+
+def test_keys_share_the_game_hash_tag(game_id: str) -> None:
+    named = {keys.log(game_id), keys.commands(game_id), keys.seed(game_id), keys.meta(game_id)}
+    assert len(named) == 4
+    assert all(f"{{{game_id}}}" in key for key in named)
+
+
+def test_create_refuses_a_taken_id_and_lists_games(store: Store, game_id: str) -> None:
+    raw = sealed_bytes(game_id, 0, 2)
+    store.create(game_id, "holly-oak", 3, 1234, seed=99, envelopes=raw)
+    with pytest.raises(Conflict):
+        store.create(game_id, "holly-oak", 4, 5678, seed=1, envelopes=raw)
+    info = store.info(game_id)
+    assert (info.slug, info.players, info.created_ms, info.length) == ("holly-oak", 3, 1234, 2)
+    assert store.seed(game_id) == 99
+    assert game_id in [g.game_id for g in store.games()]
+
+
+def test_stored_bytes_decode_to_a_hash_chain(store: Store, game_id: str) -> None:
+    store.append(game_id, 0, sealed_bytes(game_id, 0, 4))
+    envelopes = store.read(game_id)
+    prev = GENESIS
+    for env in envelopes:
+        assert env.prev == prev and env.hash == env.expected_hash()
+        assert decode(env.encode()) == env
+        prev = env.hash

@@ -1,0 +1,1 @@
+"""rq jobs: AI turns and analytics. They write only through the command path (events.commands)."""

@@ -63,7 +63,7 @@ class SeedRevealed:
     """The last event of every finished game: the secret seed, so anyone can check every deal."""
 
     kind: ClassVar[str] = "pbm.seed_revealed"
-    seed: int
+    seed: str  # the seed's 32 bytes as hex (core.rng.seed_hex): msgpack integers stop at 64 bits
 
 
 LIFECYCLE_EVENTS: tuple[type, ...] = (GameStarted, SeedRevealed)

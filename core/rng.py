@@ -32,6 +32,17 @@ def seed_bytes(seed: int) -> bytes:
     return seed.to_bytes(SEED_BITS // 8, "big")
 
 
+def seed_hex(seed: int) -> str:
+    """The seed as the log reveals it: its 32 bytes in lowercase hex."""
+    return seed_bytes(seed).hex()
+
+
+def seed_from_hex(text: str) -> int:
+    if len(text) != SEED_BITS // 4:
+        raise ValueError(f"a revealed seed is {SEED_BITS // 4} hex digits, not {len(text)}")
+    return int(text, 16)
+
+
 def commitment(seed: int) -> str:
     """The public promise of a secret seed: SHA-256 of its 32 bytes, hex."""
     return hashlib.sha256(seed_bytes(seed)).hexdigest()

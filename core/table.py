@@ -15,7 +15,7 @@ from core.contract import (
     SeedRevealed,
     SetupError,
 )
-from core.rng import NoRng, Rng, commitment
+from core.rng import NoRng, Rng, commitment, seed_from_hex, seed_hex
 
 
 class Table:
@@ -79,7 +79,7 @@ class Table:
         for event in events:
             state = self.game.evolve(state, event)
         if self.game.outcome(state) is not None and self.seed is not None:
-            events.append(SeedRevealed(self.seed))
+            events.append(SeedRevealed(seed_hex(self.seed)))
         return events
 
     def play(self, seat: int, text: str) -> list[Any]:
@@ -187,7 +187,7 @@ def replay_table(game: Game, events: Iterable[Any], seed: int | None = None) -> 
     if not table.events or not isinstance(table.events[0], GameStarted):
         raise SetupError("a log starts with GameStarted")
     if seed is None:
-        seed = next((e.seed for e in table.events if isinstance(e, SeedRevealed)), None)
+        seed = next((seed_from_hex(e.seed) for e in table.events if isinstance(e, SeedRevealed)), None)
     if seed is not None and commitment(seed) != table.started.seed_commitment:
         raise SetupError("that seed does not match this game's seed commitment")
     table.seed = seed

@@ -9,12 +9,13 @@ from events.envelope import GENESIS, decode, seal
 from events.store import Conflict, Store
 
 import core
+from core.rng import seed_hex
 
 
 def sealed_bytes(game_id: str, first: int, count: int, prev: bytes = GENESIS) -> list[bytes]:
     out = []
     for seq in range(first, first + count):
-        env = seal(game_id, seq, core.SeedRevealed(seq), prev, actor=None, command=None, command_id=None, time_ms=seq)
+        env = seal(game_id, seq, core.SeedRevealed(seed_hex(seq)), prev, actor=None, command=None, command_id=None, time_ms=seq)
         out.append(env.encode())
         prev = env.hash
     return out

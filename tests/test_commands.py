@@ -1,0 +1,176 @@
+"""The command path on a real Redis: create, submit, refusals, conflicts, idempotency, races."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+import pytest
+
+import core
+from core.rng import Rng, seed_hex
+from events.commands import Games, UnknownGame
+from events.envelope import GENESIS
+from events.store import Conflict, Store
+
+
+def first_legal(games: Games, game_id: str) -> tuple[int, str]:
+    table = games.table(game_id)
+    seat = table.to_act[0]
+    return seat, table.legal_moves(seat)[0]
+
+
+def test_create_logs_only_the_seed_commitment(games: Games, store: Store) -> None:
+    game_id = games.create("holly-oak", 3, seed=42)
+    envelopes = store.read(game_id)
+    started = envelopes[0].event
+    assert isinstance(started, core.GameStarted)
+    assert started.seed_commitment == core.commitment(42) and started.players == 3
+    assert "seed" not in envelopes[0].data and store.seed(game_id) == 42
+    assert envelopes[0].prev == GENESIS and envelopes[0].actor is None
+    assert games.table(game_id).events == core.new_table("holly-oak", 3, seed=42).events
+
+
+def test_a_legal_move_is_appended_with_its_cause(games: Games, store: Store) -> None:
+    game_id = games.create("holly-oak", 3, seed=1)
+    seat, move = first_legal(games, game_id)
+    submitted = games.submit(game_id, seat, move, command_id="c1")
+    assert not submitted.duplicate and submitted.seq == 2
+    stored = store.read(game_id, submitted.seq)
+    assert stored == submitted.events
+    assert (stored[0].actor, stored[0].command, stored[0].command_id) == (seat, move, "c1")
+    assert stored[0].prev == store.read(game_id, 1, 1)[0].hash
+
+
+@pytest.mark.parametrize("bad", ["play 7 Su", "fold", "", "play 99Zz"])
+def test_refused_moves_change_nothing(games: Games, store: Store, bad: str) -> None:
+    game_id = games.create("holly-oak", 3, seed=1)
+    seat, _move = first_legal(games, game_id)
+    before = store.read_raw(game_id)
+    with pytest.raises(core.IllegalMove):
+        games.submit(game_id, seat, bad)
+    wrong_seat = (seat + 1) % 3
+    with pytest.raises(core.IllegalMove, match="turn"):
+        games.submit(game_id, wrong_seat, first_legal(games, game_id)[1])
+    assert store.read_raw(game_id) == before
+
+
+def test_a_stale_expected_seq_is_a_conflict(games: Games, store: Store) -> None:
+    game_id = games.create("holly-oak", 3, seed=1)
+    seat, move = first_legal(games, game_id)
+    games.submit(game_id, seat, move)
+    length = store.length(game_id)
+    seat, move = first_legal(games, game_id)
+    with pytest.raises(Conflict, match=f"at seq {length}, not 2"):
+        games.submit(game_id, seat, move, expected_seq=2)
+    assert store.length(game_id) == length
+    games.submit(game_id, seat, move, expected_seq=length)
+
+
+def test_a_repeated_command_returns_the_first_result(games: Games, store: Store) -> None:
+    game_id = games.create("holly-oak", 3, seed=1)
+    seat, move = first_legal(games, game_id)
+    first = games.submit(game_id, seat, move, command_id="same")
+    length = store.length(game_id)
+    again = Games(store).submit(game_id, seat, move, command_id="same")
+    assert again.duplicate and again.events == first.events and again.seq == first.seq
+    assert store.length(game_id) == length
+
+
+def test_another_process_sees_every_move(store: Store) -> None:
+    writer, reader = Games(store), Games(store)
+    game_id = writer.create("holly-oak", 3, seed=3)
+    reader.table(game_id)  # cached at the start
+    for _ in range(5):
+        writer.submit(game_id, *first_legal(writer, game_id))
+    assert reader.table(game_id).events == writer.table(game_id).events
+
+
+def test_unknown_game(games: Games) -> None:
+    with pytest.raises(UnknownGame, match="no game 'nope'"):
+        games.table("nope")
+
+
+def test_a_finished_game_reveals_its_seed_last(games: Games, store: Store) -> None:
+    game_id = games.create("holly-oak", 3, seed=8)
+    pick = Rng(8, 0)
+    table = games.table(game_id)
+    while table.to_act:
+        seat = table.to_act[0]
+        moves = table.legal_moves(seat)
+        games.submit(game_id, seat, moves[pick.below(len(moves))])
+        table = games.table(game_id)
+    last = store.read(game_id)[-1]
+    assert last.event == core.SeedRevealed(seed_hex(8)) and last.actor is None
+    assert table.outcome is not None
+
+
+def check_log(store: Store, game_id: str) -> list:
+    envelopes = store.read(game_id)
+    assert [e.seq for e in envelopes] == list(range(len(envelopes)))
+    prev = GENESIS
+    for env in envelopes:
+        assert env.prev == prev and env.hash == env.expected_hash()
+        prev = env.hash
+    return envelopes
+
+
+def test_racing_writers_lose_nothing_and_duplicate_nothing(store: Store) -> None:
+    game_id = Games(store).create("holly-oak", 4, seed=5)
+    accepted: list[str] = []
+    refused: list[str] = []
+    lock = threading.Lock()
+
+    def player(worker: int) -> None:
+        games = Games(store)  # a process of its own: its own cache
+        pick = Rng(worker, 0)
+        for turn in range(400):
+            table = games.table(game_id)
+            if not table.to_act:
+                return
+            seat = table.to_act[0]
+            moves = table.legal_moves(seat)
+            command_id = f"w{worker}-{turn}"
+            try:
+                games.submit(game_id, seat, moves[pick.below(len(moves))], command_id=command_id)
+            except core.IllegalMove:
+                with lock:
+                    refused.append(command_id)  # the race moved the game on: the move went stale
+                continue
+            with lock:
+                accepted.append(command_id)
+
+    threads = [threading.Thread(target=player, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    envelopes = check_log(store, game_id)
+    logged = [e.command_id for e in envelopes if e.command_id is not None]
+    assert sorted(logged) == sorted(accepted)  # every accepted command exactly once, nothing else
+    assert len(set(logged)) == len(logged)
+    assert refused, "the threads never raced: the test proved nothing"
+    final = Games(store).table(game_id)
+    assert final.outcome is not None
+    assert core.replay_table("holly-oak", [e.event for e in envelopes]).state == final.state
+
+
+def test_one_command_sent_by_many_at_once_is_played_once(store: Store) -> None:
+    game_id = Games(store).create("holly-oak", 3, seed=9)
+    seat, move = first_legal(Games(store), game_id)
+    command_id = uuid.uuid4().hex
+    results = []
+
+    def send() -> None:
+        results.append(Games(store).submit(game_id, seat, move, command_id=command_id))
+
+    threads = [threading.Thread(target=send) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    envelopes = check_log(store, game_id)
+    assert [e.command_id for e in envelopes].count(command_id) == 1
+    assert len(results) == 8 and sum(not r.duplicate for r in results) == 1
+    assert len({tuple(e.hash for e in r.events) for r in results}) == 1

@@ -1,0 +1,73 @@
+"""The embedded Redis: one server per data directory, reused, stopped on request, and nothing
+acknowledged is lost whether it is stopped cleanly or killed. These start servers of their own."""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from events.commands import Games
+from events.server import EmbeddedRedis
+from events.store import Store
+
+
+@pytest.fixture
+def embedded() -> Iterator[EmbeddedRedis]:
+    server = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="pbm-emb-")))
+    yield server
+    server.stop()
+
+
+def play_some(games: Games, game_id: str, moves: int) -> None:
+    for _ in range(moves):
+        table = games.table(game_id)
+        seat = table.to_act[0]
+        games.submit(game_id, seat, table.legal_moves(seat)[0])
+
+
+def test_a_second_client_reuses_the_running_server(embedded: EmbeddedRedis) -> None:
+    embedded.client().set("k", "v")
+    pid = embedded.pid()
+    assert EmbeddedRedis(embedded.directory).client().get("k") == b"v"
+    assert embedded.pid() == pid
+
+
+def test_racing_starters_start_one_server(embedded: EmbeddedRedis) -> None:
+    clients = []
+    threads = [threading.Thread(target=lambda: clients.append(EmbeddedRedis(embedded.directory).client())) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({c.info("server")["process_id"] for c in clients}) == 1
+
+
+def test_games_survive_a_clean_stop(embedded: EmbeddedRedis) -> None:
+    games = Games(Store(embedded.client()))
+    game_id = games.create("holly-oak", 3, seed=4)
+    play_some(games, game_id, 10)
+    before = games.table(game_id).events
+    assert embedded.stop() and not embedded.running()
+    assert not embedded.stop()
+    assert Games(Store(embedded.client())).table(game_id).events == before
+
+
+def test_games_survive_the_server_being_killed(embedded: EmbeddedRedis) -> None:
+    games = Games(Store(embedded.client()))
+    game_id = games.create("holly-oak", 3, seed=6)
+    play_some(games, game_id, 25)
+    before = games.table(game_id).events
+    os.kill(embedded.pid(), signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while embedded.running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not embedded.running()
+    # A killed server leaves its socket file behind; the next start must still work.
+    assert Games(Store(embedded.client())).table(game_id).events == before

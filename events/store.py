@@ -5,39 +5,48 @@ idempotent command ids, in one round trip. It stores and reads bytes; it never d
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
 import attrs
 import redis
 
 from events import keys
 from events.envelope import Envelope, decode
 
-# KEYS: log, commands, seed, meta. ARGV: expected seq, command id ('' for none), seed ('' to keep),
-# meta as 'field=value' pairs joined by '\n' ('' for none), then the envelopes' bytes.
-# Returns {'ok', next seq} | {'duplicate', '<first>:<count>'} | {'conflict', current seq}.
+# KEYS: log, commands. ARGV: expected seq, command id ('' for none), then the envelopes' bytes.
+# Returns {0, next seq} appended | {1, first, count} a known command id | {2, current seq} conflict.
+# The success path costs three calls: XLEN, HSETNX (which is also the duplicate check), XADD.
 _APPEND = """
-local command_id = ARGV[2]
-if command_id ~= '' then
-  local done = redis.call('HGET', KEYS[2], command_id)
-  if done then return {'duplicate', done} end
-end
 local first = redis.call('XLEN', KEYS[1])
-if first ~= tonumber(ARGV[1]) then return {'conflict', tostring(first)} end
-if ARGV[3] ~= '' then redis.call('SET', KEYS[3], ARGV[3]) end
-if ARGV[4] ~= '' then
-  for field, value in string.gmatch(ARGV[4], '([^=\\n]+)=([^\\n]*)') do
-    redis.call('HSET', KEYS[4], field, value)
+local command_id = ARGV[2]
+local count = #ARGV - 2
+if first ~= tonumber(ARGV[1]) then
+  local done = command_id ~= '' and redis.call('HGET', KEYS[2], command_id)
+  if done then
+    local seq, n = string.match(done, '(%d+):(%d+)')
+    return {1, tonumber(seq), tonumber(n)}
+  end
+  return {2, first}
+end
+if command_id ~= '' then
+  if redis.call('HSETNX', KEYS[2], command_id, first .. ':' .. count) == 0 then
+    local seq, n = string.match(redis.call('HGET', KEYS[2], command_id), '(%d+):(%d+)')
+    return {1, tonumber(seq), tonumber(n)}
   end
 end
-local count = #ARGV - 4
 for i = 1, count do
-  redis.call('XADD', KEYS[1], string.format('%d-1', first + i - 1), 'e', ARGV[i + 4])
+  redis.call('XADD', KEYS[1], (first + i - 1) .. '-1', 'e', ARGV[i + 2])
 end
-if command_id ~= '' then
-  redis.call('HSET', KEYS[2], command_id, string.format('%d:%d', first, count))
+return {0, first + count}
+"""
+
+# KEYS: log, seed, meta. ARGV: seed, slug, players, created, then the opening envelopes' bytes.
+_CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('HSET', KEYS[3], 'slug', ARGV[2], 'players', ARGV[3], 'created', ARGV[4])
+for i = 5, #ARGV do
+  redis.call('XADD', KEYS[1], (i - 5) .. '-1', 'e', ARGV[i])
 end
-return {'ok', tostring(first + count)}
+return 1
 """
 
 
@@ -70,6 +79,7 @@ class Store:
     def __init__(self, client: redis.Redis) -> None:
         self.redis = client
         self._append = client.register_script(_APPEND)
+        self._create = client.register_script(_CREATE)
 
     def append(
         self,
@@ -77,33 +87,32 @@ class Store:
         expected_seq: int,
         envelopes: Sequence[bytes],
         command_id: str | None = None,
-        *,
-        seed: int | None = None,
-        meta: dict[str, Any] | None = None,
     ) -> Appended:
         """Append all or nothing at `expected_seq`; a known command id appends nothing again."""
         if not envelopes:
             raise ValueError("nothing to append")
-        meta_text = "\n".join(f"{k}={v}" for k, v in (meta or {}).items())
-        status, value = self._append(
-            keys=[keys.log(game_id), keys.commands(game_id), keys.seed(game_id), keys.meta(game_id)],
-            args=[expected_seq, command_id or "", "" if seed is None else str(seed), meta_text, *envelopes],
+        reply = self._append(
+            keys=[keys.log(game_id), keys.commands(game_id)],
+            args=[expected_seq, command_id or "", *envelopes],
         )
-        status = status.decode() if isinstance(status, bytes) else status
-        value = value.decode() if isinstance(value, bytes) else value
-        if status == "conflict":
-            raise Conflict(game_id, expected_seq, int(value))
-        if status == "duplicate":
-            first, count = (int(part) for part in value.split(":"))
-            return Appended(first, count, duplicate=True)
+        if reply[0] == 2:
+            raise Conflict(game_id, expected_seq, reply[1])
+        if reply[0] == 1:
+            return Appended(reply[1], reply[2], duplicate=True)
         return Appended(expected_seq, len(envelopes), duplicate=False)
 
     def create(self, game_id: str, slug: str, players: int, created_ms: int, seed: int, envelopes: Sequence[bytes]) -> None:
-        """Start a game's log with its opening events; Conflict if the id is taken."""
-        # Indexed first: a crash in between leaves an id the list skips, never an unlisted game.
+        """Start a game's log with its opening events, its secret seed and its listing; Conflict
+        if the id is taken."""
+        # Indexed first (another hash slot, so not in the script): a crash in between leaves an id
+        # the list skips, never an unlisted game.
         self.redis.zadd(keys.GAMES, {game_id: created_ms}, nx=True)
-        meta = {"slug": slug, "players": players, "created": created_ms}
-        self.append(game_id, 0, envelopes, seed=seed, meta=meta)
+        created = self._create(
+            keys=[keys.log(game_id), keys.seed(game_id), keys.meta(game_id)],
+            args=[seed, slug, players, created_ms, *envelopes],
+        )
+        if not created:
+            raise Conflict(game_id, 0, self.length(game_id))
 
     def command(self, game_id: str, command_id: str) -> Appended | None:
         """What a command id appended, if it was seen."""

@@ -1,0 +1,41 @@
+"""Shared by the benchmark scripts: a private Redis to measure on, and a timer. Never imported by pbm."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import redis
+
+from events.server import EmbeddedRedis
+
+
+@contextmanager
+def bench_redis() -> Iterator[tuple[redis.Redis, str]]:
+    """REDIS_URL if set (keys are removed afterwards), else a fresh embedded server."""
+    url = os.environ.get("REDIS_URL")
+    if url:
+        client = redis.Redis.from_url(url)
+        yield client, url
+        for key in client.scan_iter(match="pbm:*bench*", count=1000):
+            client.delete(key)
+        return
+    server = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="pbm-bench-")))
+    try:
+        yield server.client(), f"embedded Redis {server.client().info('server')['redis_version']}"
+    finally:
+        server.stop()
+
+
+def rate(count: int, work: Callable[[], object], repeat: int = 3) -> float:
+    """Best of `repeat` runs: items per second."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - start)
+    return count / best

@@ -1,0 +1,72 @@
+"""The codec and the envelope: permanent tags, strict decoding, and frozen bytes that must never
+change without a migration (a schema bump, an upcaster and a new fixture)."""
+
+from __future__ import annotations
+
+import pytest
+
+import core
+from events import codec, envelope
+from events.codec import DecodeError
+
+# A GameStarted envelope as schema 1 wrote it. If this test fails, stored logs no longer decode:
+# write a migration instead of changing the bytes.
+FROZEN_GAME_STARTED = bytes.fromhex(
+    "9b01a3672d3100b070626d2e67616d655f7374617274656485a467616d65a9686f6c6c792d6f616bad72756c6573"
+    "5f76657273696f6e01a7706c617965727303a76f7074696f6e739192a178c3af736565645f636f6d6d69746d656e74"
+    "d94034383432386264623764646438323934313064366262623932346664656233613364376538386332353737626666"
+    "616530373362393930633666303631643038c0c0c0cf0000018bcfe56800c420000000000000000000000000000000"
+    "0000000000000000000000000000000000c420853b3712a25295646fccda6424a533663aaf55e89fe856f2d5c9736a"
+    "421477bc"
+)
+STARTED = core.GameStarted("holly-oak", 1, 3, (("x", True),), core.commitment(7))
+
+
+def test_frozen_bytes_still_decode_to_the_same_event() -> None:
+    env = envelope.decode(FROZEN_GAME_STARTED)
+    assert env.event == STARTED and (env.game_id, env.seq, env.time_ms) == ("g-1", 0, 1_700_000_000_000)
+    assert env.hash == env.expected_hash() and env.prev == envelope.GENESIS
+    again = envelope.seal("g-1", 0, STARTED, envelope.GENESIS, actor=None, command=None, command_id=None, time_ms=1_700_000_000_000)
+    assert again.encode() == FROZEN_GAME_STARTED
+
+
+def test_every_kind_is_unique_and_namespaced() -> None:
+    assert len(codec.KINDS) >= 2
+    for kind, cls in codec.KINDS.items():
+        assert cls.kind == kind and "." in kind
+        slug = kind.split(".")[0]
+        assert slug == "pbm" or slug in core.GAMES
+
+
+@pytest.mark.parametrize(
+    ("stored", "message"),
+    [
+        (["pbm.no_such_kind", {}], "unknown event kind 'pbm.no_such_kind'"),
+        (["pbm.seed_revealed", {"seed": "ab", "extra": 1}], "extra"),
+        (["pbm.seed_revealed", {"seed": 7}], "expected str"),
+        (["pbm.seed_revealed", {}], "missing field 'seed'"),
+        (["pbm.seed_revealed"], "[kind, data]"),
+    ],
+)
+def test_bad_event_data_is_refused_with_a_reason(stored, message: str) -> None:
+    with pytest.raises(DecodeError) as refused:
+        codec.decode_event(codec.pack(stored))
+    assert message in str(refused.value)
+
+
+def test_bad_envelopes_are_refused() -> None:
+    good = codec.unpack(FROZEN_GAME_STARTED)
+    for index, bad_value, what in [(0, 2, "schema"), (2, -1, "seq"), (9, b"short", "prev"), (5, "x", "actor")]:
+        broken = list(good)
+        broken[index] = bad_value
+        with pytest.raises(DecodeError, match=what):
+            envelope.decode(codec.pack(broken))
+    with pytest.raises(DecodeError, match="msgpack"):
+        envelope.decode(FROZEN_GAME_STARTED[:-5])
+
+
+def test_a_changed_event_breaks_its_hash() -> None:
+    env = envelope.decode(FROZEN_GAME_STARTED)
+    tampered = envelope.Envelope(env.game_id, env.seq, env.kind, {**env.data, "players": 4}, env.actor,
+                                 env.command, env.command_id, env.time_ms, env.prev, env.hash)
+    assert tampered.expected_hash() != tampered.hash

@@ -110,7 +110,11 @@ class Table:
             "legal_moves": [] if seat is None else self.legal_moves(seat),
             "outcome": None if outcome is None else outcome.to_dict(),
         }
-        view.update(self.game.view(self.state, seat))
+        own = self.game.view(self.state, seat)
+        clash = own.keys() & view.keys()
+        if clash:
+            raise TypeError(f"{self.game.slug}'s view must not set the common keys {sorted(clash)}")
+        view.update(own)
         return view
 
     def narrate(self, seat: int | None = None, start: int = 0) -> list[tuple[int, str]]:

@@ -31,11 +31,13 @@ def bench_redis() -> Iterator[tuple[redis.Redis, str]]:
         server.stop()
 
 
-def rate(count: int, work: Callable[[], object], repeat: int = 3) -> float:
-    """Best of `repeat` runs: items per second."""
-    best = float("inf")
+def rates(count: int, work: dict[str, Callable[[], object]], repeat: int = 5) -> dict[str, float]:
+    """Items per second of each piece of work, best of `repeat` rounds. The rounds interleave the
+    pieces, so a load that comes and goes on the machine weighs on all of them alike."""
+    best = dict.fromkeys(work, float("inf"))
     for _ in range(repeat):
-        start = time.perf_counter()
-        work()
-        best = min(best, time.perf_counter() - start)
-    return count / best
+        for name, run in work.items():
+            start = time.perf_counter()
+            run()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return {name: count / seconds for name, seconds in best.items()}

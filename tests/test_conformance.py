@@ -20,7 +20,7 @@ from core.rng import Rng, seed_hex
 from core.table import Table
 from events import codec, envelope
 
-EXAMPLES = int(os.environ.get("PBM_CONFORMANCE_EXAMPLES", "8"))
+EXAMPLES = int(os.environ.get("PBM_CONFORMANCE_EXAMPLES", "25"))
 MAX_STEPS = 20_000
 SEEDS = st.integers(min_value=0, max_value=2**256 - 1)
 GAME_COUNTS = [

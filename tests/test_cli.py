@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 import core
+from core.games import holiday_board
 from pbm.cli import main
 
 
@@ -140,3 +141,18 @@ def test_the_installed_command_runs_a_demo_on_a_fresh_embedded_redis() -> None:
     stopped = subprocess.run([*pbm_cmd, "server", "stop"], env=env, capture_output=True, text=True, timeout=60)
     assert "stopped" in stopped.stdout
     assert (Path(home) / "pbm.aof").exists() or any(Path(home).glob("appendonlydir/*"))
+
+
+def test_a_board_file_is_read_by_the_shell_and_checked_by_the_game(pbm, tmp_path: Path) -> None:
+    shipped = json.loads((Path(holiday_board.__file__).parent / "holiday-board.json").read_text())
+    good = tmp_path / "board.json"
+    good.write_text(json.dumps(shipped))
+    game_id = pbm("new", "holiday-board", "--players", "3", "--option", f"board=@{good}").stdout.strip()
+    assert json.loads(pbm("show", game_id, "--json").stdout)["game"] == "holiday-board"
+    shipped["cities"][0]["links"] = shipped["cities"][0]["links"][1:]  # now a one-way link
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(shipped))
+    result = pbm("new", "holiday-board", "--players", "3", "--option", f"board=@{bad}", ok=False)
+    assert "board" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    missing = pbm("new", "holiday-board", "--players", "3", "--option", "board=@/no/such.json", ok=False)
+    assert "cannot read /no/such.json" in missing.stderr

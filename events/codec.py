@@ -6,6 +6,7 @@ a class may be renamed freely. Decoding refuses unknown kinds and unknown fields
 
 from __future__ import annotations
 
+import enum
 from typing import Any
 
 import cattrs
@@ -30,12 +31,21 @@ def _kinds() -> dict[str, type]:
 
 def _strict(cls: type) -> Any:
     # cattrs would turn "7" into 7; a stored log must already hold the right types.
-    def check(value: Any, _type: Any) -> Any:
+    def check(value: Any, wanted: Any) -> Any:
+        if wanted is not cls:  # a subclass: a (str, Enum) or (int, Enum) field
+            return _enum(value, wanted)
         if type(value) is not cls:
             raise TypeError(f"expected {cls.__name__}, got {type(value).__name__} {value!r}")
         return value
 
     return check
+
+
+def _enum(value: Any, cls: type[enum.Enum]) -> enum.Enum:
+    try:
+        return cls(value)
+    except ValueError:
+        raise TypeError(f"{value!r} is not a {cls.__name__}") from None
 
 
 KINDS: dict[str, type] = _kinds()

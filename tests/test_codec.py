@@ -70,3 +70,13 @@ def test_a_changed_event_breaks_its_hash() -> None:
     tampered = envelope.Envelope(env.game_id, env.seq, env.kind, {**env.data, "players": 4}, env.actor,
                                  env.command, env.command_id, env.time_ms, env.prev, env.hash)
     assert tampered.expected_hash() != tampered.hash
+
+
+def test_enum_fields_decode_to_their_enum_even_when_they_are_str_enums() -> None:
+    from core.games.holiday_board.events import EndReason  # a (str, Enum) in a real event
+
+    assert codec.converter.structure("no_bid", EndReason) is EndReason.NO_BID
+    with pytest.raises(TypeError, match="not a EndReason"):
+        codec.converter.structure("nope", EndReason)
+    with pytest.raises(TypeError, match="expected str"):
+        codec.converter.structure(7, str)

@@ -12,12 +12,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from core import table as _table
-from core.contract import Game, GameStarted, IllegalMove, OptionValue, Outcome, SeedRevealed, SetupError
+from core.contract import BotsSeated, Game, GameStarted, IllegalMove, OptionValue, Outcome, SeedRevealed, SetupError
 from core.games import GAMES
 from core.rng import Rng, commitment
 from core.table import Table
 
 __all__ = [
+    "BotsSeated",
     "GAMES",
     "Game",
     "GameStarted",
@@ -48,9 +49,11 @@ def new_table(
     seed: int,
     deal: Mapping[str, Any] | None = None,
     options: Mapping[str, OptionValue] | None = None,
+    salts: Iterable[str] = (),
 ) -> Table:
-    """A new table of `game` for `players`, dealt from `seed` (or exactly as `deal` says)."""
-    return _table.new_table(get_game(game), players, seed, deal=deal, options=options)
+    """A new table of `game` for `players`, dealt from `seed` (or exactly as `deal` says); the
+    players' `salts`, if any, are mixed with the seed into every random step."""
+    return _table.new_table(get_game(game), players, seed, deal=deal, options=options, salts=salts)
 
 
 def replay_table(game: str, events: Iterable[Any], seed: int | None = None) -> Table:

@@ -56,6 +56,12 @@ class GameStarted:
     players: int
     options: tuple[tuple[str, OptionValue], ...]
     seed_commitment: str
+    # True when the opening was given as an exact deal, not drawn from the seed (so a verifier
+    # knows not to re-derive it). Added after schema 1: stored only when True (events/codec.py).
+    fixed_deal: bool = False
+    # The players' salts, mixed with the seed into every random step (core/rng.py). Added after
+    # schema 1 too: stored only when there are any.
+    salts: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -66,7 +72,16 @@ class SeedRevealed:
     seed: str  # the seed's 32 bytes as hex (core.rng.seed_hex): msgpack integers stop at 64 bits
 
 
-LIFECYCLE_EVENTS: tuple[type, ...] = (GameStarted, SeedRevealed)
+@attrs.frozen
+class BotsSeated:
+    """Which seats a program plays, and which kind of player (e.g. "random", "ismcts"); recorded
+    right after the opening events, so the log says who was a bot. Rules never read it."""
+
+    kind: ClassVar[str] = "pbm.bots_seated"
+    bots: tuple[tuple[int, str], ...]  # (seat, bot kind), by seat
+
+
+LIFECYCLE_EVENTS: tuple[type, ...] = (GameStarted, SeedRevealed, BotsSeated)
 
 
 @attrs.frozen

@@ -4,8 +4,11 @@ It must stay pure and portable: no Python `random`, no clock, no state outside t
 algorithm below is the specification; an auditor re-implements it in any language with SHA-256.
 
     seed        an integer 0 <= seed < 2**256, written as 32 bytes big-endian: S
+    salts       the players' optional salts (texts, in GameStarted's order). None: the key K = S.
+                Else K = SHA-256(S || for each salt: its UTF-8 length as 4 bytes big-endian || its
+                UTF-8 bytes), so nobody who lacks a player's salt could have chosen the deals
     seq         the log position of the first event of the command that draws: 8 bytes big-endian: Q
-    block k     SHA-256(S || Q || k as 8 bytes big-endian), for k = 0, 1, 2, ...
+    block k     SHA-256(K || Q || k as 8 bytes big-endian), for k = 0, 1, 2, ...
     words       the blocks concatenated, read as unsigned 64-bit big-endian integers, in order
     below(n)    the next word w with w < 2**64 - (2**64 mod n) (others are skipped, so every
                 result is equally likely); the result is w mod n
@@ -43,6 +46,17 @@ def seed_from_hex(text: str) -> int:
     return int(text, 16)
 
 
+def key(seed: int, salts: Sequence[str] = ()) -> bytes:
+    """K: the seed's bytes, or with salts the SHA-256 of the seed and the salts (module text)."""
+    if not salts:
+        return seed_bytes(seed)
+    material = bytearray(seed_bytes(seed))
+    for salt in salts:
+        encoded = salt.encode("utf-8")
+        material += len(encoded).to_bytes(4, "big") + encoded
+    return hashlib.sha256(material).digest()
+
+
 def commitment(seed: int) -> str:
     """The public promise of a secret seed: SHA-256 of its 32 bytes, hex."""
     return hashlib.sha256(seed_bytes(seed)).hexdigest()
@@ -53,10 +67,10 @@ class Rng:
 
     __slots__ = ("_prefix", "_block", "_words")
 
-    def __init__(self, seed: int, seq: int) -> None:
+    def __init__(self, seed: int, seq: int, salts: Sequence[str] = ()) -> None:
         if seq < 0:
             raise ValueError(f"seq must be >= 0, not {seq}")
-        self._prefix = seed_bytes(seed) + seq.to_bytes(8, "big")
+        self._prefix = key(seed, salts) + seq.to_bytes(8, "big")
         self._block = 0
         self._words: list[int] = []
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from core.contract import (
+    BotsSeated,
     Game,
     GameStarted,
     IllegalMove,
@@ -53,7 +54,7 @@ class Table:
 
     def rng(self) -> Rng | NoRng:
         """The generator for the next command: derived from (seed, seq of its first event)."""
-        return NoRng() if self.seed is None else Rng(self.seed, self.seq)
+        return NoRng() if self.seed is None else Rng(self.seed, self.seq, self.started.salts)
 
     def check_seat(self, seat: int) -> None:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
@@ -132,7 +133,7 @@ def apply(game: Game, state: Any, event: Any) -> Any:
     """Fold one event: the lifecycle events are the table's, the rest the game's."""
     if isinstance(event, GameStarted):
         return game.initial(event.players, dict(event.options))
-    if isinstance(event, SeedRevealed):
+    if isinstance(event, (SeedRevealed, BotsSeated)):
         return state
     return game.evolve(state, event)
 
@@ -142,6 +143,8 @@ def narrate(game: Game, state: Any, event: Any, seat: int | None) -> str:
         return f"{game.title} started for {event.players} players (seed commitment {event.seed_commitment[:12]}…)"
     if isinstance(event, SeedRevealed):
         return f"the seed is revealed: {event.seed}"
+    if isinstance(event, BotsSeated):
+        return "bots play " + ", ".join(f"seat {seat} ({kind})" for seat, kind in event.bots)
     return game.narrate(state, event, seat)
 
 
@@ -164,6 +167,7 @@ def new_table(
     seed: int,
     deal: Mapping[str, Any] | None = None,
     options: Mapping[str, OptionValue] | None = None,
+    salts: Iterable[str] = (),
 ) -> Table:
     if not isinstance(players, int) or not game.min_players <= players <= game.max_players:
         raise SetupError(
@@ -176,13 +180,26 @@ def new_table(
         players=players,
         options=tuple(sorted(chosen.items())),
         seed_commitment=commitment(seed),
+        fixed_deal=deal is not None,
+        salts=checked_salts(salts),
     )
     table = Table(game, [], None, seed)
     table.extend([started])
     if deal is not None and not isinstance(deal, Mapping):
         raise SetupError(f"a deal is a mapping, not {type(deal).__name__}")
-    table.extend(game.setup(players, chosen, deal, Rng(seed, table.seq)))
+    table.extend(game.setup(players, chosen, deal, table.rng()))
     return table
+
+
+MAX_SALT_LENGTH = 200
+
+
+def checked_salts(salts: Iterable[str]) -> tuple[str, ...]:
+    salts = tuple(salts)
+    for salt in salts:
+        if not isinstance(salt, str) or not 0 < len(salt) <= MAX_SALT_LENGTH or not salt.isprintable():
+            raise SetupError(f"a salt is 1 to {MAX_SALT_LENGTH} printable characters, not {salt!r}")
+    return salts
 
 
 def replay_table(game: Game, events: Iterable[Any], seed: int | None = None) -> Table:

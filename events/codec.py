@@ -11,10 +11,11 @@ from typing import Any
 
 import cattrs
 import msgpack
+from cattrs.gen import make_dict_unstructure_fn, override
 from cattrs.strategies import configure_union_passthrough
 
 import core
-from core.contract import LIFECYCLE_EVENTS, OptionValue
+from core.contract import LIFECYCLE_EVENTS, GameStarted, OptionValue
 
 
 class DecodeError(ValueError):
@@ -53,6 +54,13 @@ converter = cattrs.Converter(forbid_extra_keys=True)
 for _primitive in (int, str, bool, bytes):
     converter.register_structure_hook(_primitive, _strict(_primitive))
 configure_union_passthrough(OptionValue, converter)
+# Fields added to an event after logs exist are stored only when they differ from their default,
+# so the events every old log holds keep their bytes (tests/test_codec.py freezes them).
+converter.register_unstructure_hook(
+    GameStarted, make_dict_unstructure_fn(
+        GameStarted, converter, fixed_deal=override(omit_if_default=True), salts=override(omit_if_default=True)
+    )
+)
 
 
 def unstructure(event: Any) -> tuple[str, dict[str, Any]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import attrs
@@ -41,6 +41,15 @@ class Submitted:
     duplicate: bool  # the command id had been seen: nothing new was appended
 
 
+def bots_seated(bots: Mapping[int, str], players: int) -> core.BotsSeated:
+    for seat, kind in bots.items():
+        if type(seat) is not int or not 0 <= seat < players:
+            raise core.SetupError(f"no seat {seat!r} for a bot: this table has seats 0 to {players - 1}")
+        if not isinstance(kind, str) or not kind:
+            raise core.SetupError(f"seat {seat}: a bot kind is a name, not {kind!r}")
+    return core.BotsSeated(bots=tuple(sorted(bots.items())))
+
+
 class Games:
     """Creates games and submits commands; keeps recently used tables folded in memory."""
 
@@ -66,10 +75,18 @@ class Games:
         deal: Mapping[str, Any] | None = None,
         options: Mapping[str, Any] | None = None,
         game_id: str | None = None,
+        bots: Mapping[int, str] | None = None,
+        salts: Iterable[str] = (),
     ) -> str:
-        """A new game in the log; returns its id. The seed is secret: only its commitment is logged."""
+        """A new game in the log; returns its id. The seed is secret: only its commitment is logged.
+
+        `bots` (seat -> bot kind) is recorded as a BotsSeated event in the same append; which kinds
+        exist is the workers' business (workers.bots checks them before calling this).
+        """
         seed = secrets.randbits(256) if seed is None else seed
-        table = core.new_table(slug, players=players, seed=seed, deal=deal, options=options)
+        table = core.new_table(slug, players=players, seed=seed, deal=deal, options=options, salts=salts)
+        if bots:
+            table.extend([bots_seated(bots, players)])
         while True:
             new_id = game_id or f"{slug}-{secrets.token_hex(4)}"
             sealed = self._seal(new_id, 0, envelope.GENESIS, table.events, None, None, None)
@@ -87,6 +104,16 @@ class Games:
         """A copy of the game's table as the log has it now (with its seed, to play on or view)."""
         table = self._load(game_id)[0]
         return Table(table.game, list(table.events), table.state, table.seed)
+
+    def table_at(self, game_id: str, seq: int) -> Table:
+        """The game's table at `seq` if this process holds it folded that far (no read: a caller
+        that then submits with expected_seq=seq learns of a newer log by a Conflict), else as the
+        log has it now."""
+        cached = self._tables.get(game_id)
+        if cached is not None and cached[0].seq == seq:
+            table = cached[0]
+            return Table(table.game, list(table.events), table.state, table.seed)
+        return self.table(game_id)
 
     def submit(
         self,
@@ -110,7 +137,15 @@ class Games:
             table, last_hash = self._load(game_id)
             if expected_seq is not None and expected_seq != table.seq:
                 raise Conflict(game_id, expected_seq, table.seq)
-            new_events = table.decide(seat, move)
+            try:
+                new_events = table.decide(seat, move)
+            except core.IllegalMove:
+                # A twin of this command may have been appended between the check above and the
+                # read: then the answer is its result, not "not your turn".
+                done = self._already_done(game_id, command_id) if command_id is not None else None
+                if done is not None:
+                    return done
+                raise
             sealed = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id)
             try:
                 appended = self.store.append(game_id, table.seq, [e.encode() for e in sealed], command_id)

@@ -78,7 +78,11 @@ def seal(
 
 
 def decode(raw: bytes) -> Envelope:
-    value = codec.unpack(raw)
+    return from_value(codec.unpack(raw))
+
+
+def from_value(value: Any) -> Envelope:
+    """The envelope for an already unpacked wire value (a reader of a msgpack stream unpacks once)."""
     if not isinstance(value, list) or len(value) != 11:
         raise DecodeError("an envelope is an array of 11 fields")
     schema, game_id, seq, kind, data, actor, command, command_id, time_ms, prev, hash_ = value

@@ -35,3 +35,16 @@ def entry_id(seq: int) -> str:
 def seq_of(entry: bytes | str) -> int:
     text = entry.decode() if isinstance(entry, bytes) else entry
     return int(text.split("-", 1)[0])
+
+
+def summary(game_id: str) -> str:
+    """String: the finished game's summary as JSON (workers.analytics writes it from the log)."""
+    return f"{PREFIX}:{{{game_id}}}:summary"
+
+
+def summaries(slug: str) -> str:
+    """Sorted set: game id -> end time (ms) of every summarized game of one game type."""
+    return f"{PREFIX}:summaries:{slug}"
+
+
+RECOVERY_LOCK = f"{PREFIX}:recovery-lock"  # String with a TTL: a worker is running the periodic recovery

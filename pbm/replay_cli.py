@@ -1,0 +1,277 @@
+"""`pbm replay ...`: show, step, diff, export, import, verify and audit a game's log. This module
+only parses, calls replays/ and renders; it writes to Redis only through replays.archive.restore.
+
+GAME|FILE arguments name a replay file when such a file exists, else a game id in the log.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.markdown import Markdown
+
+from events import server
+from events.store import Store
+from pbm.cli import console, emit_json, fail, plain, render_view
+from replays import archive
+from replays.audit import audit as audit_report
+from replays.diff import first_divergence
+from replays.log import BadLog, Log, from_store
+from replays.log import plain as plain_state
+from replays.verify import verify as verify_log
+
+STEP_KEYS = "n: next  p: previous  g: first  G: last  q: quit"
+
+
+class ReplayGroup(click.Group):
+    """Turns a bad log, a refused import or an unwritable file into one line and exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (BadLog, archive.AlreadyThere) as error:
+            fail(str(error))
+        except OSError as error:  # an -o path that cannot be written
+            fail(f"{error.filename or 'file'}: {error.strerror or error}")
+
+
+@click.group(cls=ReplayGroup)
+def replay() -> None:
+    """Rebuild, step through, compare, export, import, verify and audit game logs."""
+
+
+def store() -> Store:
+    return Store(server.connect())
+
+
+def open_log(ref: str, checked: bool = True) -> Log:
+    """The log of a replay file (if `ref` is a file) or of the game `ref` in Redis."""
+    if Path(ref).is_file():
+        return archive.read(ref) if checked else archive.read_unchecked(ref)
+    if "/" in ref or ref.endswith(archive.SUFFIX):
+        raise BadLog(ref, "no such file")
+    log = from_store(store(), ref)
+    return log.check_integrity() if checked else log
+
+
+def table_output(log: Log, at: int | None, seat: int | None, public: bool) -> dict[str, Any]:
+    """A seat's view (--as), the public view (--public) or the whole state (a referee's)."""
+    table = log.table(at)
+    if seat is not None or public:
+        return table.view(seat)
+    return {"game": log.game.slug, "seq": table.seq, "state": plain_state(table.state)}
+
+
+def render(log: Log, output: dict[str, Any]) -> None:
+    if "state" not in output:
+        return render_view(log.game_id, output)
+    console.print(f"[bold]{log.game_id}[/] ({output['game']}) at event {output['seq']}, the whole state")
+    for key, value in output["state"].items():
+        console.print(f"  [bold]{key.replace('_', ' ')}:[/] {plain(value)}", highlight=False)
+
+
+SEAT = click.option("--as", "seat", type=int, help="A seat's view (default: the whole state).")
+PUBLIC = click.option("--public", is_flag=True, help="The public view (what a spectator sees).")
+AS_JSON = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+
+
+@replay.command()
+@click.argument("ref", metavar="GAME|FILE")
+@click.option("--at", "at", type=int, help="Right after the event at this seq (default: the last; -1 counts from the end).")
+@SEAT
+@PUBLIC
+@AS_JSON
+def show(ref: str, at: int | None, seat: int | None, public: bool, as_json: bool) -> None:
+    """The whole state, or a seat's view, at any seq."""
+    log = open_log(ref)
+    if seat is not None:
+        log.table().check_seat(seat)
+    output = table_output(log, at, seat, public)
+    if as_json:
+        return emit_json(output)
+    render(log, output)
+
+
+@replay.command()
+@click.argument("ref", metavar="GAME|FILE")
+@click.option("--at", "at", type=int, default=0, help="Start right after this seq (default 0).")
+@click.option("--script", help="Keys to run instead of the keyboard, e.g. 'nnpq'.")
+@SEAT
+@PUBLIC
+def step(ref: str, at: int, script: str | None, seat: int | None, public: bool) -> None:
+    """Walk the log one event at a time: each event narrated, then the state it produced.
+
+    Keys: n (or space, enter) next, p previous, g first, G last, q quit. They come from --script,
+    else from piped stdin, else from the keyboard.
+    """
+    log = open_log(ref)
+    if seat is not None:
+        log.table().check_seat(seat)
+    seq = log.check_seq(at)
+    console.print(f"[dim]{STEP_KEYS}[/]")
+    show_step(log, seq, seat, public)
+    for key in keys_from(script):
+        moved = next_position(key, seq, log.last_seq)
+        if moved is None:
+            break
+        if moved == seq:
+            console.print(f"[dim](at seq {seq} of {log.last_seq}; {STEP_KEYS})[/]")
+            continue
+        seq = moved
+        show_step(log, seq, seat, public)
+
+
+def next_position(key: str, seq: int, last: int) -> int | None:
+    """Where a key moves the cursor; None to quit."""
+    if key == "q":
+        return None
+    moves = {"n": seq + 1, " ": seq + 1, "\r": seq + 1, "\n": seq + 1, "p": seq - 1, "g": 0, "G": last}
+    return min(max(moves.get(key, seq), 0), last)
+
+
+def keys_from(script: str | None):
+    if script is not None:
+        yield from script
+        return
+    if not sys.stdin.isatty():
+        # Piped: every character is a key; blank lines are not steps (the keys are the letters).
+        yield from (key for key in sys.stdin.read() if key not in "\r\n\t")
+        return
+    while True:
+        yield click.getchar()
+
+
+def show_step(log: Log, seq: int, seat: int | None, public: bool) -> None:
+    env = log.envelopes[seq]
+    cause = "" if env.command is None else f"  [dim](seat {env.actor}: {env.command})[/]"
+    console.rule(f"seq {seq} of {log.last_seq}")
+    console.print(f"[bold]{log.narrate(seq, seat)}[/]{cause}", highlight=False)
+    render(log, table_output(log, seq, seat, public))
+
+
+@replay.command()
+@click.argument("a", metavar="A")
+@click.argument("b", metavar="B")
+@SEAT
+@AS_JSON
+def diff(a: str, b: str, seat: int | None, as_json: bool) -> None:
+    """The first event where two logs (games or files) differ, with context and both states.
+
+    Exits 1 when they differ, 0 when they tell the same story.
+    """
+    log_a, log_b = open_log(a), open_log(b)
+    found = first_divergence(log_a, log_b, seat)
+    if as_json:
+        emit_json(None if found is None else _divergence_json(found))
+    elif found is None:
+        note = "" if log_a.game_id == log_b.game_id else f" (game ids {log_a.game_id} and {log_b.game_id})"
+        console.print(f"the same: {len(log_a.events)} events, every one alike{note}")
+    else:
+        _render_divergence(a, b, found)
+    if found is not None:
+        sys.exit(1)
+
+
+def _divergence_json(found: Any) -> dict[str, Any]:
+    return {
+        "seq": found.seq,
+        "reason": found.reason,
+        "a": found.a_line,
+        "b": found.b_line,
+        "context": [{"seq": s, "text": t} for s, t in found.context],
+        "before": found.before,
+        "a_after": found.a_after,
+        "b_after": found.b_after,
+    }
+
+
+def _render_divergence(a: str, b: str, found: Any) -> None:
+    console.print(f"[bold red]first difference at seq {found.seq}:[/] {found.reason}", highlight=False)
+    for seq, text in found.context:
+        console.print(f"[dim]{seq:>6}[/]   {text}", highlight=False)
+    console.print(f"[bold]{found.seq:>6} A[/] {found.a_line or '(A has ended)'}", highlight=False)
+    console.print(f"[bold]{found.seq:>6} B[/] {found.b_line or '(B has ended)'}", highlight=False)
+    for name, ref, view in (("A", a, found.a_after), ("B", b, found.b_after)):
+        if view is not None:
+            console.rule(f"{name} ({ref}) right after seq {found.seq}")
+            render_view(ref, view)
+
+
+@replay.command(name="export")
+@click.argument("game_id", metavar="GAME")
+@click.option("-o", "--output", "path", required=True, type=click.Path(dir_okay=False), help="The file to write.")
+def export_(game_id: str, path: str) -> None:
+    """Write a game's log to a replay file (msgpack: a header, then the envelopes as stored)."""
+    log = archive.export(store(), game_id, path)
+    console.print(f"exported {log.game_id}: {len(log.events)} events to {path}", highlight=False)
+
+
+@replay.command(name="import")
+@click.argument("path", metavar="FILE", type=click.Path(dir_okay=False))
+@click.option("--replace", is_flag=True, help="Overwrite a game with the same id.")
+def import_(path: str, replace: bool) -> None:
+    """Load a replay file into the log under its own game id (refused if the id exists)."""
+    log = archive.read(path)
+    archive.restore(store().redis, log, replace=replace)
+    console.print(f"imported {log.game_id}: {len(log.events)} events of {log.game.slug}", highlight=False)
+
+
+@replay.command()
+@click.argument("ref", metavar="GAME|FILE")
+@click.option("--secret-seed", is_flag=True, help="A running game: check its deals with the server's secret seed.")
+@AS_JSON
+def verify(ref: str, secret_seed: bool, as_json: bool) -> None:
+    """Check seqs, the hash chain, the seed against its commitment, every deal and every command.
+
+    One line per finding; exit status 1 when anything fails (the first bad seq is named).
+    """
+    try:
+        log = open_log(ref, checked=False)
+    except BadLog as error:  # a file that cannot even be read is a finding too
+        console.print(f"FAIL read: {error}", highlight=False, soft_wrap=True)
+        sys.exit(1)
+    seed = None
+    if secret_seed and not Path(ref).is_file():
+        seed = store().seed(ref)
+    report = verify_log(log, seed)
+    if as_json:
+        emit_json(
+            {
+                "ok": report.ok,
+                "first_bad_seq": report.first_bad_seq,
+                "findings": [{"status": f.status, "check": f.check, "seq": f.seq, "text": f.text} for f in report.findings],
+            }
+        )
+    else:
+        for line in report.lines():
+            console.print(line, highlight=False, soft_wrap=True)
+    if not report.ok:
+        sys.exit(1)
+
+
+@replay.command()
+@click.argument("ref", metavar="GAME|FILE")
+@click.option("--seq", "seq", type=int, help="The disputed event: each seat's view before and after it.")
+@click.option("-o", "--output", "path", type=click.Path(dir_okay=False), help="Write the Markdown report here.")
+@click.option("--secret-seed", is_flag=True, help="A running game: check its deals with the server's secret seed.")
+def audit(ref: str, seq: int | None, path: str | None, secret_seed: bool) -> None:
+    """A referee's report: who did what and when, legality, views at the disputed seq, verification.
+
+    Exit status 1 when the verification in it fails (the report is written all the same).
+    """
+    log = open_log(ref, checked=False)
+    seed = store().seed(ref) if secret_seed and not Path(ref).is_file() else None
+    if seq is not None:
+        log.check_seq(seq)
+    text, report = audit_report(log, seq, seed)
+    if path:
+        Path(path).write_text(text)
+        console.print(f"wrote the audit of {log.game_id} to {path}", highlight=False)
+    else:
+        console.print(Markdown(text))
+    if not report.ok:
+        console.print(report.lines()[-1], highlight=False, soft_wrap=True)
+        sys.exit(1)

@@ -1,0 +1,172 @@
+"""The replay file: a game's log as one msgpack stream, and its import into Redis.
+
+Format (version 1), a concatenation of msgpack objects:
+
+    "pbm-replay"                     the magic string (always the same 11 bytes)
+    {"version": 1, "game_id": str, "game": slug, "rules_version": int,
+     "events": count, "last_hash": bytes}                     the header
+    envelope 0, envelope 1, ...      each exactly the bytes Redis stores (events.envelope)
+
+The envelopes are copied, never re-encoded, so export -> import -> export gives the same bytes.
+Reading refuses, with one line naming the file, the seq and the problem: another magic, a header
+that does not match its envelopes, a truncated or bit-flipped file, an unknown event tag, an event
+of another game. Only `restore` writes, and it writes a whole verified log or nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import redis
+
+from events import codec, keys
+from events.codec import DecodeError
+from events.envelope import from_value
+from events.store import Store
+from replays.log import BadLog, Log, from_store
+
+MAGIC = "pbm-replay"
+VERSION = 1
+MAGIC_BYTES = codec.pack(MAGIC)
+SUFFIX = ".pbmlog"  # the usual name ending of a replay file (nothing depends on it)
+
+
+class AlreadyThere(ValueError):
+    """An import onto a game id that exists; nothing was written."""
+
+
+def header(log: Log) -> dict[str, Any]:
+    return {
+        "version": VERSION,
+        "game_id": log.game_id,
+        "game": log.game.slug,
+        "rules_version": log.started.rules_version,
+        "events": len(log.envelopes),
+        "last_hash": log.envelopes[-1].hash,
+    }
+
+
+def dumps(log: Log) -> bytes:
+    raw = log.raw if log.raw is not None else [env.encode() for env in log.envelopes]
+    return MAGIC_BYTES + codec.pack(header(log)) + b"".join(raw)
+
+
+def export(store: Store, game_id: str, path: str | Path) -> Log:
+    """Write a game's log to `path`; returns the log written."""
+    log = from_store(store, game_id)
+    Path(path).write_bytes(dumps(log))
+    return log
+
+
+def read(path: str | Path) -> Log:
+    """The log in a replay file, its integrity checked (BadLog otherwise)."""
+    return read_unchecked(path).check_integrity()
+
+
+def read_unchecked(path: str | Path) -> Log:
+    """The log in a replay file, decoded but not checked against its hash chain (verify reports)."""
+    source = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise BadLog(source, f"cannot read: {error.strerror}") from None
+    return loads(data, source)
+
+
+def loads(data: bytes, source: str = "replay file") -> Log:
+    if not data.startswith(MAGIC_BYTES):
+        raise BadLog(source, f"not a pbm replay file (it does not start with {MAGIC!r})")
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=True, max_buffer_size=max(len(data), 1 << 20))
+    unpacker.feed(data)
+    unpacker.skip()  # the magic, checked above
+    head = _next(unpacker, source, "the header")
+    if head is None:
+        raise BadLog(source, "truncated: the header is missing")
+    expected = _check_header(head, source)
+    envelopes, raw = [], []
+    start = unpacker.tell()
+    for index in range(expected):
+        value = _next(unpacker, source, "an envelope", index)
+        if value is None:
+            raise BadLog(source, f"truncated: the header promises {expected} events, the file ends before this one", index)
+        try:
+            env = from_value(value)
+        except DecodeError as error:
+            raise BadLog(source, str(error), index) from None
+        if env.game_id != head["game_id"]:
+            raise BadLog(source, f"an event of game {env.game_id!r} in the file of game {head['game_id']!r}", index)
+        end = unpacker.tell()
+        envelopes.append(env)
+        raw.append(data[start:end])
+        start = end
+    if start != len(data):
+        raise BadLog(source, f"{len(data) - start} bytes after the last event ({expected} promised)", expected)
+    if not envelopes:
+        raise BadLog(source, "no events: a log starts with GameStarted")
+    log = Log(source, envelopes, raw)
+    if log.game.slug != head["game"] or log.started.rules_version != head["rules_version"]:
+        raise BadLog(source, f"the header says {head['game']} version {head['rules_version']}, the log is {log.game.slug} version {log.started.rules_version}", 0)
+    if envelopes[-1].hash != head["last_hash"]:
+        raise BadLog(source, "the last event's hash is not the one the header names", expected - 1)
+    return log
+
+
+def _next(unpacker: msgpack.Unpacker, source: str, what: str, seq: int | None = None) -> Any:
+    """The next object, None at the end of the data; BadLog for bytes that are not msgpack."""
+    try:
+        return unpacker.unpack()
+    except msgpack.OutOfData:
+        return None
+    except (ValueError, TypeError, msgpack.UnpackException) as error:  # flipped bits: any of these
+        raise BadLog(source, f"{what} is not valid msgpack ({type(error).__name__})", seq) from None
+
+
+def _check_header(head: Any, source: str) -> int:
+    fields = {"version": int, "game_id": str, "game": str, "rules_version": int, "events": int, "last_hash": bytes}
+    if not isinstance(head, dict) or set(head) != set(fields):
+        raise BadLog(source, "the header is not a pbm replay header")
+    for name, kind in fields.items():
+        if type(head[name]) is not kind:
+            raise BadLog(source, f"the header's {name} is not a {kind.__name__}")
+    if head["version"] != VERSION:
+        raise BadLog(source, f"replay file version {head['version']}; this pbm reads version {VERSION}")
+    if head["events"] < 1:
+        raise BadLog(source, "the header promises no events")
+    return head["events"]
+
+
+def restore(client: redis.Redis, log: Log, replace: bool = False) -> None:
+    """Write `log` (integrity checked) into Redis as game `log.game_id`, with its command ids,
+    its list entry and, once revealed, its seed. All or nothing; AlreadyThere for a taken id
+    unless `replace`."""
+    log.check_integrity()
+    game_id = log.game_id
+    raw = log.raw if log.raw is not None else [env.encode() for env in log.envelopes]
+    game_keys = [keys.log(game_id), keys.commands(game_id), keys.seed(game_id), keys.meta(game_id)]
+    created = log.envelopes[0].time_ms
+    with client.pipeline(transaction=True) as pipe:
+        # WATCH: an id created between the check and the write makes the transaction fail.
+        pipe.watch(keys.log(game_id))
+        if pipe.exists(keys.log(game_id)) and not replace:
+            raise AlreadyThere(f"game {game_id} exists already: nothing imported (--replace overwrites it)")
+        pipe.multi()
+        pipe.delete(*game_keys)
+        for seq, data in enumerate(raw):
+            pipe.xadd(keys.log(game_id), {"e": data}, id=keys.entry_id(seq))
+        done = {
+            log.envelopes[first].command_id: f"{first}:{count}"
+            for first, count in log.commands()
+            if log.envelopes[first].command_id is not None
+        }
+        if done:
+            pipe.hset(keys.commands(game_id), mapping=done)
+        pipe.hset(keys.meta(game_id), mapping={"slug": log.game.slug, "players": log.started.players, "created": created})
+        if log.revealed_seed is not None:
+            pipe.set(keys.seed(game_id), str(log.revealed_seed))
+        pipe.zadd(keys.GAMES, {game_id: created})
+        try:
+            pipe.execute()
+        except redis.WatchError:
+            raise AlreadyThere(f"game {game_id} was created while importing: nothing imported") from None

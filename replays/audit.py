@@ -1,0 +1,133 @@
+"""A referee's report on one game, in Markdown: who did what and when, whether each move was legal,
+each seat's view at a disputed point, and the verification result. Read-only; writes no file.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import core
+from replays.log import BadLog, Log
+from replays.verify import FAIL, NOTE, OK, Report, Ruling, verify
+
+MARK = {OK: "yes", FAIL: "**NO**", NOTE: "unchecked"}
+
+
+def audit(log: Log, disputed: int | None = None, seed: int | None = None) -> tuple[str, Report]:
+    """The report and the verification in it; `disputed` (a seq) adds each seat's view just
+    before and after that event."""
+    report = verify(log, seed)
+    started = log.started
+    lines = [
+        f"# Audit of game {log.game_id}",
+        "",
+        f"- game: {log.game.title} ({log.game.slug}), rules version {started.rules_version}",
+        f"- players: {started.players}; options: {_options(started)}",
+        f"- events: {len(log.events)} (seq 0 to {log.last_seq}), from {_time(log.envelopes[0].time_ms)} to {_time(log.envelopes[-1].time_ms)}",
+        f"- seed commitment: `{started.seed_commitment}`",
+        f"- seed: {_seed_text(log)}",
+        f"- result: {_result(log)}",
+        "",
+        "## Verification",
+        "",
+        *[f"- {line}" for line in report.lines()],
+        "",
+    ]
+    if disputed is not None:
+        lines += _disputed(log, report, log.check_seq(disputed))
+    lines += ["## What happened", "", "| seq | time (UTC) | who | command | event | legal |", "|---:|---|---|---|---|---|"]
+    rulings = {r.seq: r for r in report.rulings}
+    for seq, env in enumerate(log.envelopes):
+        ruling = rulings.get(seq) if env.command is not None else None
+        legal = MARK[ruling.status] if ruling else ""
+        who = "system" if env.actor is None else f"seat {env.actor}"
+        command = f"`{env.command}`" if env.command is not None else ""
+        lines.append(f"| {seq} | {_time(env.time_ms)} | {who} | {command} | {_cell(_narrate(log, seq))} | {legal} |")
+    return "\n".join(lines) + "\n", report
+
+
+def _disputed(log: Log, report: Report, seq: int) -> list[str]:
+    env = log.envelopes[seq]
+    first = _command_start(log, seq)
+    lines = [f"## The disputed point: seq {seq}", "", f"Event: {log.narrate(seq)} (`{env.kind}`)", ""]
+    if first is None:
+        lines += ["It is part of the opening: no player's command caused it.", ""]
+    else:
+        cause = log.envelopes[first]
+        ruling = next((r for r in report.rulings if r.seq == first or r.seq == seq), None)
+        lines += [
+            f"Caused by seat {cause.actor}'s command `{cause.command}` at seq {first}"
+            + (f" (command id `{cause.command_id}`)" if cause.command_id else "")
+            + f", sent {_time(cause.time_ms)}.",
+            "",
+            f"Legal: {_ruling_text(ruling)}",
+            "",
+        ]
+    at = seq if first is None else first
+    if at > 0:
+        lines += [f"### Each seat's view just before (after seq {at - 1})", ""]
+        lines += _views(log, at - 1)
+    lines += [f"### Each seat's view just after (after seq {seq})", ""]
+    lines += _views(log, seq)
+    return lines
+
+
+def _views(log: Log, seq: int) -> list[str]:
+    table = log.table(seq)
+    out = []
+    for seat in [*range(log.started.players), None]:
+        title = "spectator (public)" if seat is None else f"seat {seat}"
+        out += [f"**{title}**", "", "```json", json.dumps(table.view(seat), sort_keys=False), "```", ""]
+    return out
+
+
+def _narrate(log: Log, seq: int) -> str:
+    try:
+        return log.narrate(seq)
+    except BadLog as error:  # a forged log: the report still lists what it holds
+        return f"{log.envelopes[seq].kind} (cannot be replayed: {error.problem})"
+
+
+def _command_start(log: Log, seq: int) -> int | None:
+    starts = [first for first, _count in log.commands() if first <= seq]
+    return starts[-1] if starts else None
+
+
+def _ruling_text(ruling: Ruling | None) -> str:
+    if ruling is None:
+        return "not re-decided (verification stopped before it)"
+    return f"{MARK[ruling.status]}: {ruling.reason}"
+
+
+def _options(started: core.GameStarted) -> str:
+    # Long option values (a whole board) are named, not printed.
+    return ", ".join(f"{k}={v if len(str(v)) < 40 else '(' + str(len(str(v))) + ' characters)'}" for k, v in started.options) or "none"
+
+
+def _seed_text(log: Log) -> str:
+    try:
+        seed = log.revealed_seed
+    except ValueError:
+        return "revealed, but malformed"
+    return "not revealed yet (the game is running)" if seed is None else f"revealed at seq {log.last_seq}: `{seed:064x}`"
+
+
+def _result(log: Log) -> str:
+    try:
+        outcome = log.table().outcome
+    except ValueError as error:
+        return f"cannot be rebuilt ({error})"
+    if outcome is None:
+        return "running"
+    winners = ", ".join(f"seat {s}" for s in outcome.winners) or "nobody"
+    return f"won by {winners}; scores " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(outcome.scores))
+
+
+def _time(time_ms: int) -> str:
+    return datetime.fromtimestamp(time_ms / 1000, UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")

@@ -1,0 +1,59 @@
+"""Fixtures for the replay tests: games played to a point through the real command path, and the
+`pbm` command line against the test Redis."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import attrs
+import pytest
+from click.testing import CliRunner
+
+from events.commands import Games
+from events.envelope import GENESIS, Envelope
+from pbm.cli import main
+
+
+def play_random(games: Games, game_id: str, chooser_seed: int = 0, moves: int | None = None) -> None:
+    """Seeded random legal moves (each with a command id) until the end, or `moves` of them."""
+    chooser = random.Random(chooser_seed)
+    table = games.table(game_id)
+    while table.to_act and (moves is None or moves > 0):
+        seat = chooser.choice(table.to_act)
+        games.submit(game_id, seat, chooser.choice(table.legal_moves(seat)), command_id=f"{game_id}-{table.seq}")
+        table = games.table(game_id)
+        moves = None if moves is None else moves - 1
+
+
+@pytest.fixture
+def finished(games: Games, game_id: str) -> str:
+    """A finished 3-player Holly Oak game (its seed revealed)."""
+    games.create("holly-oak", 3, seed=11, game_id=game_id)
+    play_random(games, game_id, chooser_seed=3)
+    return game_id
+
+
+@pytest.fixture
+def pbm(cli_env: dict[str, str]):
+    runner = CliRunner()
+
+    def run(*args: str, ok: bool = True, input: str | None = None):
+        result = runner.invoke(main, list(args), env=cli_env, catch_exceptions=False, input=input)
+        assert (result.exit_code == 0) == ok, result.output
+        return result
+
+    return run
+
+
+def forge(envelopes: list[Envelope], changes: dict[int, dict[str, Any]]) -> list[Envelope]:
+    """A forger's copy: envelope fields changed at some seqs ({seq: {field: value}}) and every hash
+    from there on sealed again, so the chain itself is intact and only deeper checks can tell."""
+    out: list[Envelope] = []
+    prev = GENESIS
+    for env in envelopes:
+        env = attrs.evolve(env, prev=prev, **changes.get(env.seq, {}))
+        env = attrs.evolve(env, hash=env.expected_hash())
+        out.append(env)
+        prev = env.hash
+    return out

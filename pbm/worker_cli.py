@@ -1,0 +1,212 @@
+"""`pbm worker`, `pbm recover`, `pbm stats` and `pbm simulate`: the shell over workers/. It parses,
+calls and renders; the jobs, dispatch and analytics live in workers/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table as RichTable
+from rq.worker import Worker
+
+import core
+from events import keys, server
+from pbm.cli import console, emit_json, errors, fail, open_games
+from workers import analytics, report
+from workers.bots import parse_kind
+from workers.dispatch import QUEUES
+from workers.recovery import recover
+from workers.worker import make_worker
+
+
+@click.command()
+@click.option("--burst", is_flag=True, help="Stop when the queues are empty.")
+@click.option("--queue", "queues", multiple=True, type=click.Choice(QUEUES), help="Serve only these (default: all, turns first).")
+@click.option("--no-recover", is_flag=True, help="Skip the start-up search for lost work.")
+@click.option("--verbose", "-v", is_flag=True, help="Log every job.")
+def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool) -> None:
+    """Run a worker: bot turns and game summaries, from rq queues in the same Redis as the games.
+
+    It is rq's SimpleWorker (no fork per job: a bot turn is a few milliseconds, a fork per job
+    would cost more than the turn and drop the tables kept folded between turns). At start, and
+    every two minutes in one of the running workers, it queues any work a crash lost.
+    """
+    client = server.connect()
+    runner = make_worker(client, queues or QUEUES, recovering=not no_recover)
+    if not no_recover:
+        queued = runner.recover_now()
+        if queued:
+            errors.print(f"recovered {len(queued)} lost job(s)", highlight=False)
+    runner.work(burst=burst, logging_level="INFO" if verbose else "WARNING")
+
+
+@click.command(name="recover")
+@click.option("--json", "as_json", is_flag=True)
+def recover_command(as_json: bool) -> None:
+    """Queue the work lost by a crash: bot turns nobody will play, summaries nobody will write."""
+    queued = recover(server.connect())
+    if as_json:
+        return emit_json({"queued": queued})
+    console.print(f"queued {len(queued)} job(s)" + (": " + ", ".join(queued) if queued else ""), highlight=False)
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME", required=False)
+@click.option("--game", "slug", help="Aggregates over every summarized game of this type.")
+@click.option("--json", "as_json", is_flag=True)
+def stats(game_id: str | None, slug: str | None, as_json: bool) -> None:
+    """A finished game's summary (pbm stats GAME), or aggregates (pbm stats --game SLUG)."""
+    if (game_id is None) == (slug is None):
+        fail("give a game id, or --game SLUG, not both")
+    store = open_games().store
+    if slug is not None:
+        core.get_game(slug)
+        result = analytics.aggregate(analytics.load_summaries(store, slug))
+        if as_json:
+            return emit_json(result)
+        return render_aggregate(slug, result)
+    summary = analytics.load_summary(store, game_id)
+    if summary is None:
+        info = store.info(game_id)
+        fail(f"no game {game_id!r} (see `pbm list`)" if info is None else f"game {game_id} has no summary yet: it is summarized by a worker when it ends")
+    if as_json:
+        return emit_json(summary)
+    render_summary(summary)
+
+
+def render_summary(summary: dict[str, Any]) -> None:
+    console.print(
+        f"[bold]{summary['game_id']}[/] ({summary['game']}): {summary['events']} events, "
+        f"{sum(summary['moves'])} moves, {summary['duration_ms'] / 1000:.1f} s",
+        highlight=False,
+    )
+    per_seat = RichTable("seat", "player", "score", "won", "moves", "think (s)", box=None)
+    extras = [key for key in ("tricks", "kings", "king_points") if key in summary]
+    for key in extras:
+        per_seat.add_column(key.replace("_", " "))
+    for seat in range(summary["players"]):
+        per_seat.add_row(
+            str(seat),
+            summary["seats"][seat],
+            str(summary["scores"][seat]),
+            "yes" if seat in summary["winners"] else "",
+            str(summary["moves"][seat]),
+            f"{summary['think_ms'][seat] / 1000:.2f}",
+            *(str(summary[key][seat]) for key in extras),
+        )
+    console.print(per_seat)
+    if "rounds" in summary:
+        console.print(f"rounds: {summary['rounds']}")
+
+
+def rate_text(rate: dict[str, Any]) -> str:
+    return f"{rate['rate']:.1%} [{rate['low']:.1%}, {rate['high']:.1%}] of {rate['games']}"
+
+
+def render_aggregate(slug: str, result: dict[str, Any]) -> None:
+    console.print(f"[bold]{slug}[/]: {result['games']} summarized games", highlight=False)
+    if not result["games"]:
+        return
+    console.print(f"games with a winner: {rate_text(result['games_with_a_winner'])}", highlight=False)
+    for title, rows in (("seat", result["win_rate_by_seat"]), ("player", result["win_rate_by_kind"])):
+        listing = RichTable(title, "win rate [95% Wilson interval] of seat-games", box=None)
+        for name, rate in rows.items():
+            listing.add_row(str(name), rate_text(rate))
+        console.print(listing)
+    for name in ("scores", "winning_scores", "length_moves"):
+        d = result[name]
+        console.print(
+            f"{name.replace('_', ' ')}: min {d['min']}, median {d['median']}, mean {d['mean']}, max {d['max']}",
+            highlight=False,
+        )
+
+
+@click.command()
+@click.argument("game")
+@click.option("--games", "count", type=click.IntRange(1, 1_000_000), default=100, show_default=True)
+@click.option("--players", "-p", type=int, help="Seats per game (default: as many as --bots names, or the game's fewest).")
+@click.option("--bots", "bot_list", default="random", show_default=True, help="Bot kinds, comma separated: one for all seats, or one per seat (rotated over the seats from game to game).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="simulation", show_default=True, help="Where the report goes.")
+@click.option("--workers", "spawn", type=click.IntRange(0, 64), default=0, help="Start this many local workers for the run (default: use the running ones).")
+@click.option("--seed", type=click.IntRange(0, 2**200), help="Derive the games' seeds from this (reproducible runs).")
+@click.option("--json", "as_json", is_flag=True)
+def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir: str, spawn: int, seed: int | None, as_json: bool) -> None:
+    """Play GAMES bot-only games on the workers, then write a report of who wins how often."""
+    spec = core.get_game(game)
+    kinds = [str(parse_kind(kind)) for kind in bot_list.split(",") if kind.strip()]
+    if not kinds:
+        fail("--bots names no bot kind")
+    players = players or (len(kinds) if len(kinds) > 1 else spec.min_players)
+    if len(kinds) not in (1, players):
+        fail(f"--bots names {len(kinds)} kinds for {players} seats: give one kind, or one per seat")
+    games_ = open_games()
+    client = games_.store.redis
+    started = spawn_workers(spawn)
+    try:
+        if not spawn and not Worker.all(connection=client):
+            fail("no worker is running: start `pbm worker` (or pass --workers N)")
+        ids = []
+        for index in range(count):
+            seats = {seat: kinds[(seat + index) % len(kinds)] for seat in range(players)}
+            game_seed = None if seed is None else seed * 1_000_003 + index
+            ids.append(games_.create(game, players, seed=game_seed, bots=seats))
+        summaries = wait_for_summaries(client, ids)
+    finally:
+        stop_workers(started)
+    result = analytics.aggregate(summaries)
+    path = report.write(Path(out_dir), game, players, kinds, summaries, result)
+    if as_json:
+        return emit_json({"report": str(path), "games": ids, "aggregate": result})
+    render_aggregate(game, result)
+    console.print(f"report: {path}", highlight=False)
+
+
+def add_commands(group: click.Group) -> None:
+    for command in (worker, recover_command, stats, simulate):
+        group.add_command(command)
+
+
+def wait_for_summaries(client: Any, ids: list[str]) -> list[dict[str, Any]]:
+    remaining = list(ids)
+    found: dict[str, dict[str, Any]] = {}
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
+    with Progress(*columns, console=errors, transient=False) as progress:
+        task = progress.add_task("games finished", total=len(ids))
+        while remaining:
+            pipe = client.pipeline(transaction=False)
+            for game_id in remaining:
+                pipe.get(keys.summary(game_id))
+            for game_id, raw in zip(list(remaining), pipe.execute()):
+                if raw is not None:
+                    found[game_id] = json.loads(raw)
+                    remaining.remove(game_id)
+            progress.update(task, completed=len(found))
+            if remaining:
+                time.sleep(0.2)
+    return [found[game_id] for game_id in ids]
+
+
+def spawn_workers(count: int) -> list[subprocess.Popen]:
+    return [
+        subprocess.Popen([sys.executable, "-m", "pbm", "worker", "--no-recover"], env=os.environ.copy())
+        for _ in range(count)
+    ]
+
+
+def stop_workers(started: list[subprocess.Popen]) -> None:
+    for process in started:
+        process.send_signal(signal.SIGTERM)  # rq's warm shutdown: the current job finishes first
+    for process in started:
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -1,0 +1,96 @@
+"""Dispatch: the rq jobs that follow from a game's state, enqueued once each. Reads no log itself.
+
+`Dispatcher` is the hook events.commands.Games calls after every append (and after create): it
+enqueues an AI turn for each bot seat the game now waits for and, when the game is over, its
+summary. A job's id is built from (game, seq, seat), and rq's unique enqueue (one Lua script)
+refuses an id that exists, so each is queued once however often dispatch or recovery runs. Job
+arguments are ids only: never a card, never the seed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import attrs
+import redis
+from rq import Queue, Retry
+from rq.exceptions import DuplicateJobError
+
+from core.table import Table
+from workers.bots import bot_seats
+
+AI_QUEUE = "pbm-ai"
+ANALYTICS_QUEUE = "pbm-analytics"
+QUEUES = (AI_QUEUE, ANALYTICS_QUEUE)  # a worker serves them in this order: turns first
+TURN_TIMEOUT_S = 300  # an ismcts bot with a large budget thinks for minutes at most
+RESULT_TTL_S = 3600  # a finished job's id stays taken this long, so a late duplicate is refused
+RETRIES = Retry(max=3)  # requeued at once: a failure is a lost connection, not a rule problem
+_SAFE_ID = re.compile(r"[A-Za-z0-9_-]+")
+
+
+@attrs.frozen
+class Work:
+    queue: str
+    function: str
+    args: tuple
+    job_id: str
+
+
+def job_key(game_id: str) -> str:
+    # rq job ids allow letters, digits, '_' and '-': other game ids go in hex.
+    return game_id if _SAFE_ID.fullmatch(game_id) else "x" + game_id.encode().hex()
+
+
+def turn_job_id(game_id: str, seq: int, seat: int) -> str:
+    return f"pbm-turn-{job_key(game_id)}-{seq}-{seat}"
+
+
+def summary_job_id(game_id: str) -> str:
+    return f"pbm-summary-{job_key(game_id)}"
+
+
+def turn_command_id(seq: int, seat: int) -> str:
+    """The command id of a bot's move: a retried or doubled job submits it again, and the command
+    path answers the second time without appending."""
+    return f"bot:{seq}:{seat}"
+
+
+def work_for(game_id: str, table: Table) -> Iterator[Work]:
+    """The jobs this state of the game calls for."""
+    if table.outcome is not None:
+        yield Work(ANALYTICS_QUEUE, "workers.jobs.summarize", (game_id,), summary_job_id(game_id))
+        return
+    bots = bot_seats(table.events)
+    for seat in table.to_act:
+        if seat in bots:
+            yield Work(AI_QUEUE, "workers.jobs.take_turn", (game_id, table.seq, seat), turn_job_id(game_id, table.seq, seat))
+
+
+class Dispatcher:
+    """Games(store, dispatch=Dispatcher(client)): every writer enqueues what its append calls for."""
+
+    def __init__(self, connection: redis.Redis) -> None:
+        self.connection = connection
+        self.queues = {name: Queue(name, connection=connection) for name in QUEUES}
+
+    def __call__(self, game_id: str, table: Table) -> None:
+        for work in work_for(game_id, table):
+            self.enqueue(work)
+
+    def enqueue(self, work: Work) -> bool:
+        """True if queued now; False if a job with that id exists already."""
+        try:
+            self.queues[work.queue].enqueue_call(
+                work.function,
+                args=work.args,
+                job_id=work.job_id,
+                unique=True,
+                timeout=TURN_TIMEOUT_S,
+                result_ttl=RESULT_TTL_S,
+                failure_ttl=RESULT_TTL_S * 24,
+                retry=RETRIES,
+            )
+        except DuplicateJobError:
+            return False
+        return True

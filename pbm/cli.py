@@ -17,11 +17,14 @@ import click
 import redis
 from rich.console import Console
 from rich.table import Table as RichTable
+from rich.text import Text
 
 import core
 from events import server
 from events.commands import Games, UnknownGame
 from events.store import Conflict, Store
+from workers.bots import parse_seats
+from workers.dispatch import Dispatcher
 
 console = Console()
 errors = Console(stderr=True)
@@ -29,7 +32,19 @@ EXPECTED_ERRORS = (core.IllegalMove, core.SetupError, Conflict, UnknownGame)
 
 
 class Cli(click.Group):
-    """Turns the errors a user can cause into one line and exit status 1."""
+    """Turns the errors a user can cause into one line: exit status 1, or 2 for a mistyped command."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("standalone_mode", False)
+        try:
+            return super().main(*args, **kwargs)
+        except click.UsageError as error:
+            hint = f" (see {error.ctx.command_path} --help)" if error.ctx else ""
+            fail(error.format_message() + hint, status=2)
+        except click.ClickException as error:
+            fail(error.format_message())
+        except click.Abort:
+            fail("aborted")
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -40,13 +55,16 @@ class Cli(click.Group):
             fail(f"cannot reach {server.describe()}: {error}")
 
 
-def fail(message: str) -> None:
-    errors.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
-    sys.exit(1)
+def fail(message: str, status: int = 1) -> None:
+    # The message is data (it may quote a player's move), never markup.
+    errors.print(Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True)
+    sys.exit(status)
 
 
 def open_games() -> Games:
-    return Games(Store(server.connect()))
+    # Every writer dispatches: the rq jobs its appends call for (bot turns, summaries) are queued.
+    client = server.connect()
+    return Games(Store(client), dispatch=Dispatcher(client))
 
 
 def emit_json(value: Any) -> None:
@@ -132,16 +150,28 @@ def read_deal(path: str) -> dict[str, Any]:
 @click.option("--seed", type=click.IntRange(0, 2**256 - 1), help="Fix the secret seed (tests, puzzles).")
 @click.option("--deal", "deal_file", type=click.Path(dir_okay=False), help="JSON file with an exact deal.")
 @click.option("--option", "-o", "option_pairs", multiple=True, metavar="NAME=VALUE", help="A game option.")
+@click.option("--bot", "bot_pairs", multiple=True, metavar="SEAT=KIND", help="A seat a bot plays: random, heuristic, ismcts[:ITERATIONS|:SECONDSs].")
+@click.option("--salt", "salts", multiple=True, metavar="TEXT", help="A player's salt, mixed with the seed into every deal.")
 @click.option("--json", "as_json", is_flag=True)
-def new(game: str, players: int, seed: int | None, deal_file: str | None, option_pairs: tuple[str, ...], as_json: bool) -> None:
-    """Start a game; prints its id."""
+def new(
+    game: str,
+    players: int,
+    seed: int | None,
+    deal_file: str | None,
+    option_pairs: tuple[str, ...],
+    bot_pairs: tuple[str, ...],
+    salts: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Start a game; prints its id. Bot seats are played by `pbm worker`."""
     spec = core.get_game(game)
     options = parse_options(spec, option_pairs)
     deal = read_deal(deal_file) if deal_file else None
+    bots = parse_seats(bot_pairs, players)
     games_ = open_games()
-    game_id = games_.create(game, players, seed=seed, deal=deal, options=options)
+    game_id = games_.create(game, players, seed=seed, deal=deal, options=options, bots=bots, salts=salts)
     if as_json:
-        return emit_json({"game_id": game_id, "game": game, "players": players})
+        return emit_json({"game_id": game_id, "game": game, "players": players, "bots": {str(s): k for s, k in bots.items()}})
     click.echo(game_id)
 
 
@@ -322,3 +352,5 @@ def stop() -> None:
     """Stop the embedded Redis (its data stays; the next pbm command starts it again)."""
     embedded = server.EmbeddedRedis(server.data_dir())
     console.print("stopped" if embedded.stop() else "it was not running")
+from pbm.replay_cli import replay; main.add_command(replay)  # noqa: E402
+from pbm.worker_cli import add_commands; add_commands(main)  # noqa: E402

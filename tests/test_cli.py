@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 import core
 from core.games import holiday_board
+from events.server import EmbeddedRedis
 from pbm.cli import main
 
 
@@ -80,6 +81,10 @@ def test_a_deal_file_fixes_the_start(pbm, tmp_path: Path) -> None:
         (["new", "holly-oak", "--players", "3", "--deal", "/no/such/file"], "/no/such/file"),
         (["show", "no-such-game"], "no game 'no-such-game'"),
         (["log", "no-such-game"], "no game 'no-such-game'"),
+        (["show", "x", "--as", "abc"], "'abc' is not a valid integer"),
+        (["no-such-command"], "No such command"),
+        (["new", "holly-oak"], "Missing option '--players'"),
+        (["new", "holly-oak", "--players", "3", "--salt", ""], "a salt is 1 to 200 printable characters"),
     ],
 )
 def test_errors_are_one_line_and_write_nothing(pbm, args: list[str], message: str) -> None:
@@ -115,6 +120,14 @@ def test_a_bad_deal_names_the_problem(pbm, tmp_path: Path) -> None:
     assert "Traceback" not in result.output and len(result.stderr.strip().splitlines()) == 1
 
 
+def test_salts_are_logged_and_change_the_deal(pbm) -> None:
+    plain = new_game(pbm, "--seed", "5")
+    salted = new_game(pbm, "--seed", "5", "--salt", "alice", "--salt", "bob")
+    hands = [json.loads(pbm("show", g, "--as", "0", "--json").stdout)["hand"] for g in (plain, salted)]
+    assert hands[0] != hands[1]
+    assert hands[1] == core.new_table("holly-oak", 3, seed=5, salts=["alice", "bob"]).view(0)["hand"]
+
+
 def test_a_repeated_command_id_plays_once(pbm) -> None:
     game_id = new_game(pbm, "--seed", "5")
     pbm("play", game_id, "--as", "1", "play 1Sp", "--command-id", "abc")
@@ -133,14 +146,18 @@ def test_the_installed_command_runs_a_demo_on_a_fresh_embedded_redis() -> None:
     home = tempfile.mkdtemp(prefix="pbm-fresh-")
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {"PBM_HOME": home}
     pbm_cmd = [sys.executable, "-m", "pbm"]
-    demo = subprocess.run([*pbm_cmd, "demo", "--quiet"], env=env, capture_output=True, text=True, timeout=300)
-    assert demo.returncode == 0, demo.stderr
-    assert "game over after" in demo.stdout
-    listed = subprocess.run([*pbm_cmd, "list", "--json"], env=env, capture_output=True, text=True, timeout=60)
-    assert len(json.loads(listed.stdout)) == 1  # the game persisted between invocations
-    stopped = subprocess.run([*pbm_cmd, "server", "stop"], env=env, capture_output=True, text=True, timeout=60)
-    assert "stopped" in stopped.stdout
-    assert (Path(home) / "pbm.aof").exists() or any(Path(home).glob("appendonlydir/*"))
+    try:
+        demo = subprocess.run([*pbm_cmd, "demo", "--quiet"], env=env, capture_output=True, text=True, timeout=300)
+        assert demo.returncode == 0, demo.stderr
+        assert "game over after" in demo.stdout
+        listed = subprocess.run([*pbm_cmd, "list", "--json"], env=env, capture_output=True, text=True, timeout=60)
+        assert len(json.loads(listed.stdout)) == 1  # the game persisted between invocations
+        stopped = subprocess.run([*pbm_cmd, "server", "stop"], env=env, capture_output=True, text=True, timeout=60)
+        assert "stopped" in stopped.stdout
+        assert not EmbeddedRedis(Path(home)).running()
+        assert (Path(home) / "pbm.aof").stat().st_size > 0
+    finally:
+        EmbeddedRedis(Path(home)).stop()  # even when an assertion failed: leave no server behind
 
 
 def test_a_board_file_is_read_by_the_shell_and_checked_by_the_game(pbm, tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ import attrs
 import core
 from core.table import Table
 from events import envelope
+from events.codec import DecodeError
 from events.envelope import Envelope
 from events.store import Conflict, Store
 
@@ -206,6 +207,8 @@ class Games:
         if not envelopes:
             raise UnknownGame(game_id)
         started = envelopes[0].event
+        if not isinstance(started, core.GameStarted):
+            raise DecodeError(f"game {game_id}: its log starts with {envelopes[0].kind}, not a game's start")
         table = core.replay_table(started.game, [e.event for e in envelopes], seed=self.store.seed(game_id))
         self._remember(game_id, table, envelopes[-1].hash)
         return table, envelopes[-1].hash

@@ -21,6 +21,7 @@ from rich.text import Text
 
 import core
 from events import server
+from events.codec import DecodeError
 from events.commands import Games, UnknownGame
 from events.store import Conflict, Store
 from workers.bots import parse_seats
@@ -28,7 +29,7 @@ from workers.dispatch import Dispatcher
 
 console = Console()
 errors = Console(stderr=True)
-EXPECTED_ERRORS = (core.IllegalMove, core.SetupError, Conflict, UnknownGame)
+EXPECTED_ERRORS = (core.IllegalMove, core.SetupError, Conflict, UnknownGame, DecodeError)
 
 
 class Cli(click.Group):
@@ -182,18 +183,15 @@ def list_games(as_json: bool) -> None:
     games_ = open_games()
     rows = []
     for info in games_.store.games():
-        table = games_.table(info.game_id)
+        row: dict[str, Any] = {"game_id": info.game_id, "game": info.slug, "players": info.players, "seq": info.length}
+        try:
+            table = games_.table(info.game_id)
+        except (DecodeError, core.SetupError) as error:
+            # One damaged log must not hide the others: list it, say what is wrong.
+            rows.append(row | {"error": str(error)})
+            continue
         outcome = table.outcome
-        rows.append(
-            {
-                "game_id": info.game_id,
-                "game": info.slug,
-                "players": info.players,
-                "seq": table.seq,
-                "to_act": list(table.to_act),
-                "outcome": None if outcome is None else outcome.to_dict(),
-            }
-        )
+        rows.append(row | {"to_act": list(table.to_act), "outcome": None if outcome is None else outcome.to_dict()})
     if as_json:
         return emit_json(rows)
     if not rows:
@@ -205,6 +203,8 @@ def list_games(as_json: bool) -> None:
 
 
 def status_text(row: dict[str, Any]) -> str:
+    if "error" in row:
+        return f"unreadable: {row['error']}"
     outcome = row["outcome"]
     if outcome is None:
         return "waiting for " + seats_text(row["to_act"])

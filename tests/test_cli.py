@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -173,3 +174,18 @@ def test_a_board_file_is_read_by_the_shell_and_checked_by_the_game(pbm, tmp_path
     assert "board" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     missing = pbm("new", "holiday-board", "--players", "3", "--option", "board=@/no/such.json", ok=False)
     assert "cannot read /no/such.json" in missing.stderr
+
+
+def test_a_damaged_log_is_listed_as_such_and_hides_no_other_game(pbm, redis_client) -> None:
+    from events.envelope import GENESIS, seal
+    from events.store import Store
+
+    good = new_game(pbm, "--seed", "3")
+    damaged = f"damaged-{uuid.uuid4().hex[:8]}"
+    not_a_start = seal(damaged, 0, core.SeedRevealed("00" * 32), GENESIS, actor=None, command=None, command_id=None, time_ms=0)
+    Store(redis_client).create(damaged, "holly-oak", 3, 0, seed=1, envelopes=[not_a_start.encode()])
+    rows = {row["game_id"]: row for row in json.loads(pbm("list", "--json").stdout)}
+    assert "outcome" in rows[good] and "not a game's start" in rows[damaged]["error"]
+    assert "unreadable" in pbm("list").stdout
+    shown = pbm("show", damaged, ok=False)
+    assert "not a game's start" in shown.stderr and len(shown.stderr.strip().splitlines()) == 1

@@ -116,6 +116,18 @@ class Game:
                 raise TypeError(f"{cls.__name__}.kind {cls.kind!r} must start with {self.slug!r}.")
 
 
+CONTRACT_FUNCTIONS = (
+    "setup", "initial", "decide", "evolve", "to_act", "legal_moves",
+    "parse_move", "outcome", "view", "narrate", "determinize",
+)
+
+
+def game_from_rules(rules: Any, **facts: Any) -> Game:
+    """The Game whose contract functions are the same-named functions of a game's rules module
+    (every game package has one), with its facts (slug, title, players, ...) given here."""
+    return Game(**facts, **{name: getattr(rules, name) for name in CONTRACT_FUNCTIONS})
+
+
 def seat_name(seat: int | None) -> str:
     """How narration names a seat."""
     return "the table" if seat is None else f"seat {seat}"

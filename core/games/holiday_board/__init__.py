@@ -39,11 +39,12 @@ House decisions (each in one named place):
   players; with open destinations each amount also with each reachable city, up to ~17,600).
 """
 
-from core.contract import Game
+from core.contract import game_from_rules
 from core.games.holiday_board import rules
 from core.games.holiday_board.events import EVENT_TYPES
 
-GAME = Game(
+GAME = game_from_rules(
+    rules,
     slug="holiday-board",
     title="Holiday!",
     min_players=2,
@@ -51,16 +52,5 @@ GAME = Game(
     rules_version=1,
     options=rules.OPTIONS,
     event_types=EVENT_TYPES,
-    setup=rules.setup,
-    initial=rules.initial,
-    decide=rules.decide,
-    evolve=rules.evolve,
-    to_act=rules.to_act,
-    legal_moves=rules.legal_moves,
-    parse_move=rules.parse_move,
-    outcome=rules.outcome,
-    view=rules.view,
-    narrate=rules.narrate,
-    determinize=rules.determinize,
     description="Sid Sackson's Holiday!: bid to charter the plane and see the sights on their best day.",
 )

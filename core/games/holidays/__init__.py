@@ -24,11 +24,12 @@ holiday_value (face-up card + paid cards), set_off (this hand's plays in order),
 discard_pile (sizes), discarded_face_up (the discard pile's seen cards).
 """
 
-from core.contract import Game
+from core.contract import game_from_rules
 from core.games.holidays import rules
 from core.games.holidays.events import EVENT_TYPES
 
-GAME = Game(
+GAME = game_from_rules(
+    rules,
     slug="holidays",
     title="Holidays",
     min_players=2,
@@ -36,16 +37,5 @@ GAME = Game(
     rules_version=1,
     options={},
     event_types=EVENT_TYPES,
-    setup=rules.setup,
-    initial=rules.initial,
-    decide=rules.decide,
-    evolve=rules.evolve,
-    to_act=rules.to_act,
-    legal_moves=rules.legal_moves,
-    parse_move=rules.parse_move,
-    outcome=rules.outcome,
-    view=rules.view,
-    narrate=rules.narrate,
-    determinize=rules.determinize,
     description="Propose holidays, raise the pot by changing destination, then set off with the best party.",
 )

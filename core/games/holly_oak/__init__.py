@@ -28,11 +28,12 @@ counts in), tricks_won, kings_taken, scores, round_points (last round), hand_siz
 winning_score, no_trick_bonus.
 """
 
-from core.contract import Game
+from core.contract import game_from_rules
 from core.games.holly_oak import rules
 from core.games.holly_oak.events import EVENT_TYPES
 
-GAME = Game(
+GAME = game_from_rules(
+    rules,
     slug="holly-oak",
     title="Holly Oak",
     min_players=3,
@@ -40,17 +41,6 @@ GAME = Game(
     rules_version=1,
     options={},
     event_types=EVENT_TYPES,
-    setup=rules.setup,
-    initial=rules.initial,
-    decide=rules.decide,
-    evolve=rules.evolve,
-    to_act=rules.to_act,
-    legal_moves=rules.legal_moves,
-    parse_move=rules.parse_move,
-    outcome=rules.outcome,
-    view=rules.view,
-    narrate=rules.narrate,
-    determinize=rules.determinize,
     description=(
         "Seasonal trick taking: follow the season or move it on; "
         "take the Oak and Holly kings, or no tricks at all."

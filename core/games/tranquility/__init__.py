@@ -39,11 +39,12 @@ frame ({start, finish}), piles, hands, discarded (sizes by seat), set_aside (cou
 start_discard (null, or {starter, owed, circle, at_least}), result (null, "won", "lost: <reason>").
 """
 
-from core.contract import Game
+from core.contract import game_from_rules
 from core.games.tranquility import rules
 from core.games.tranquility.events import EVENT_TYPES
 
-GAME = Game(
+GAME = game_from_rules(
+    rules,
     slug="tranquility",
     title="Tranquility",
     min_players=1,
@@ -51,16 +52,5 @@ GAME = Game(
     rules_version=1,
     options={"galateia": False},
     event_types=EVENT_TYPES,
-    setup=rules.setup,
-    initial=rules.initial,
-    decide=rules.decide,
-    evolve=rules.evolve,
-    to_act=rules.to_act,
-    legal_moves=rules.legal_moves,
-    parse_move=rules.parse_move,
-    outcome=rules.outcome,
-    view=rules.view,
-    narrate=rules.narrate,
-    determinize=rules.determinize,
     description="Cooperative and silent: fill the sea with Islands in ascending order, then sail from Start to Finish.",
 )

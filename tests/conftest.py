@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 import redis
+from click.testing import CliRunner
 
 from events import keys
 from events.commands import Games
 from events.server import EmbeddedRedis
 from events.store import Store
+from pbm.cli import main
 
 
 @pytest.fixture(scope="session")
@@ -61,6 +63,19 @@ def games(store: Store) -> Games:
 @pytest.fixture
 def game_id() -> str:
     return f"test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def pbm(cli_env: dict[str, str]):
+    """Runs the `pbm` command in-process against the test Redis: pbm("show", game_id, ok=False)."""
+    runner = CliRunner()
+
+    def run(*args: str, ok: bool = True, input: str | None = None):
+        result = runner.invoke(main, list(args), env=cli_env, catch_exceptions=False, input=input)
+        assert (result.exit_code == 0) == ok, result.output
+        return result
+
+    return run
 
 
 @pytest.fixture

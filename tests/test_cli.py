@@ -12,24 +12,10 @@ import uuid
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import core
 from core.games import holiday_board
 from events.server import EmbeddedRedis
-from pbm.cli import main
-
-
-@pytest.fixture
-def pbm(cli_env: dict[str, str]):
-    runner = CliRunner()
-
-    def run(*args: str, ok: bool = True):
-        result = runner.invoke(main, list(args), env=cli_env, catch_exceptions=False)
-        assert (result.exit_code == 0) == ok, result.output
-        return result
-
-    return run
 
 
 def new_game(pbm, *args: str) -> str:

@@ -8,11 +8,9 @@ from typing import Any
 
 import attrs
 import pytest
-from click.testing import CliRunner
 
 from events.commands import Games
 from events.envelope import GENESIS, Envelope
-from pbm.cli import main
 
 
 def play_random(games: Games, game_id: str, chooser_seed: int = 0, moves: int | None = None) -> None:
@@ -32,18 +30,6 @@ def finished(games: Games, game_id: str) -> str:
     games.create("holly-oak", 3, seed=11, game_id=game_id)
     play_random(games, game_id, chooser_seed=3)
     return game_id
-
-
-@pytest.fixture
-def pbm(cli_env: dict[str, str]):
-    runner = CliRunner()
-
-    def run(*args: str, ok: bool = True, input: str | None = None):
-        result = runner.invoke(main, list(args), env=cli_env, catch_exceptions=False, input=input)
-        assert (result.exit_code == 0) == ok, result.output
-        return result
-
-    return run
 
 
 def forge(envelopes: list[Envelope], changes: dict[int, dict[str, Any]]) -> list[Envelope]:

@@ -8,26 +8,12 @@ import random
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from rq.job import Job
 
 from events.commands import Games
 from events.store import Store
-from pbm.cli import main
 from workers import analytics
 from workers.dispatch import turn_job_id
-
-
-@pytest.fixture
-def pbm(cli_env: dict[str, str]):
-    runner = CliRunner()
-
-    def run(*args: str, ok: bool = True):
-        result = runner.invoke(main, list(args), env=cli_env, catch_exceptions=False)
-        assert (result.exit_code == 0) == ok, result.output
-        return result
-
-    return run
 
 
 def test_new_with_bots_records_them_in_the_log_and_queues_the_first_turn(pbm, games: Games, store: Store) -> None:

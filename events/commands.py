@@ -131,24 +131,18 @@ class Games:
         """
         conflict = None
         for _attempt in range(RETRIES):
-            if command_id is not None:
-                done = self._already_done(game_id, command_id)
-                if done is not None:
-                    return done
-            table, last_hash = self._load(game_id)
+            table, last_hash = self._load(game_id, known_at=expected_seq)
             if expected_seq is not None and expected_seq != table.seq:
-                raise Conflict(game_id, expected_seq, table.seq)
+                return self._done_or_raise(game_id, command_id, Conflict(game_id, expected_seq, table.seq))
             try:
                 new_events = table.decide(seat, move)
-            except core.IllegalMove:
-                # A twin of this command may have been appended between the check above and the
-                # read: then the answer is its result, not "not your turn".
-                done = self._already_done(game_id, command_id) if command_id is not None else None
-                if done is not None:
-                    return done
-                raise
+            except core.IllegalMove as refusal:
+                # A repeated command is refused by the rules once it has been played (the turn
+                # moved on): its answer is what it appended the first time.
+                return self._done_or_raise(game_id, command_id, refusal)
             sealed = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id)
             try:
+                # The script itself recognises a known command id (HSETNX), also on a conflict.
                 appended = self.store.append(game_id, table.seq, [e.encode() for e in sealed], command_id)
             except Conflict as lost:
                 if expected_seq is not None:
@@ -163,9 +157,11 @@ class Games:
             return Submitted(appended.first, sealed, duplicate=False)
         raise conflict  # every retry lost a race: a storm of writers; nothing was appended
 
-    def _already_done(self, game_id: str, command_id: str) -> Submitted | None:
-        done = self.store.command(game_id, command_id)
-        return None if done is None else self._read_done(game_id, done.first, done.count)
+    def _done_or_raise(self, game_id: str, command_id: str | None, error: Exception) -> Submitted:
+        done = None if command_id is None else self.store.command(game_id, command_id)
+        if done is None:
+            raise error
+        return self._read_done(game_id, done.first, done.count)
 
     def _read_done(self, game_id: str, first: int, count: int) -> Submitted:
         return Submitted(first, self.store.read(game_id, first, first + count - 1), duplicate=True)
@@ -190,8 +186,13 @@ class Games:
             prev = env.hash
         return sealed
 
-    def _load(self, game_id: str) -> tuple[Table, bytes]:
+    def _load(self, game_id: str, known_at: int | None = None) -> tuple[Table, bytes]:
+        """The table and its last hash, brought up to date from the log. With `known_at`, a table
+        held at exactly that seq is used unread: the append that follows carries that seq as its
+        expectation, so the store refuses it if the log moved on (one round trip saved a move)."""
         cached = self._tables.get(game_id)
+        if cached is not None and cached[0].seq == known_at:
+            return cached
         if cached is not None:
             table, last_hash = cached
             newer = self.store.read(game_id, table.seq)

@@ -5,12 +5,13 @@ Each reads only its seat's view and legal move texts, and may call its game's pu
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
 from core.games.holly_oak import rules as holly
 from core.games.holly_oak.events import Season
-from workers.heuristics import heuristic
+from workers.heuristics import candidates, heuristic
 
 
 @heuristic("holly-oak")
@@ -57,7 +58,27 @@ def traveller_value(card: str) -> int:
 
 
 def best_combination(destination: str, hand: list[str]) -> int:
-    return max((sum(map(traveller_value, cards)) for cards in holidays.combinations(destination, hand)), default=0)
+    """The highest combination `hand` holds for `destination` (0: none), worked out from the suits
+    directly (every card is worth at least 3, so more cards of a suit that fits only add)."""
+    return _best_combination(destination, tuple(sorted(hand)))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _best_combination(destination: str, hand: tuple[str, ...]) -> int:
+    by_suit: dict[str, list[int]] = {"M": [], "W": [], "C": []}
+    for card in hand:
+        by_suit[card[0]].append(traveller_value(card))
+    men, women, children = by_suit["M"], by_suit["W"], by_suit["C"]
+    top = {suit: max(values, default=0) for suit, values in by_suit.items()}
+    if destination == "venice":
+        return top["M"] + top["W"] if men and women else 0
+    if destination == "mykonos":
+        return sum(men) + sum(women)
+    if destination == "park":
+        return max(top["M"], top["W"]) + sum(children) if men or women else 0
+    if destination == "berghotel":
+        return top["M"] + top["W"] + top["C"] if men and women and children else 0
+    return max(sum(men), sum(women))  # cruise
 
 
 @heuristic("holidays")
@@ -90,6 +111,33 @@ def holidays_player(view: dict[str, Any], legal: list[str], rng: random.Random) 
         if gain > best_gain:
             best_text, best_gain = text, gain
     return best_text if best_text in legal else legal[0]
+
+
+@candidates("holidays")
+def holidays_candidates(view: dict[str, Any], legal: list[str]) -> list[str]:
+    """Every proposal; accepting, or a change to each destination paying the card it misses least;
+    the two best combinations, and discarding nothing, the low cards or everything."""
+    hand = list(view["hand"])
+    kinds = {text.split()[0] for text in legal}
+    if kinds & {"setoff", "discard"}:
+        setoffs = sorted(
+            (t for t in legal if t.startswith("setoff")),
+            key=lambda t: -sum(traveller_value(c) for c in t.split()[1:]),
+        )
+        discards = {"discard " + " ".join(c for c in hand if traveller_value(c) <= top) for top in (0, 4, 5, 8)}
+        return setoffs[:2] + [t for t in (d.strip() for d in sorted(discards)) if t in legal] or legal
+    if "propose" in kinds:
+        return legal
+    chosen = [t for t in legal if t in ("accept", "confirm")]
+    best: dict[str, tuple[int, int, str]] = {}
+    for text in legal:
+        words = text.split()
+        if words[0] == "change":
+            rest = list(hand)
+            rest.remove(words[3])
+            key = (best_combination(words[1], rest), -traveller_value(words[3]), text)
+            best[words[1]] = max(best.get(words[1], key), key)
+    return chosen + [key[2] for key in best.values()]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -140,6 +188,21 @@ def holiday_board_player(view: dict[str, Any], legal: list[str], rng: random.Ran
         if card_points(best.split()[1], today) >= 5000 or len(hand) <= 2:
             return best
     return "skip" if "skip" in legal else legal[0]
+
+
+BID_RAISES = (0, 500, 1000, 2000, 3000)
+
+
+@candidates("holiday-board")
+def holiday_board_candidates(view: dict[str, Any], legal: list[str]) -> list[str]:
+    """Passing, or a few bids from the lowest up, never beyond our own money (winning such a bid
+    forfeits all of it); every flight and every sight."""
+    if not legal[-1].startswith("bid"):
+        return legal
+    money = view["money"][view["seat"]]
+    lowest = min(int(t.split()[1]) for t in legal if t.startswith("bid"))
+    wanted = {f"bid {lowest + raise_}" for raise_ in BID_RAISES if lowest + raise_ <= money}
+    return [t for t in legal if t == "pass" or t in wanted] or legal
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,6 +27,22 @@ def heuristic(slug: str) -> Callable[[Heuristic], Heuristic]:
     return register
 
 
+# Per game, the moves worth the search's time: (view, legal move texts) -> a non-empty subset.
+# It drops moves that are never sensible (a bid beyond one's own money in Holiday!) and keeps one
+# of many near-equal ones (which card pays for a change in Holidays), so the search's visits are
+# not spread over hundreds of moves. Games not named search every legal move.
+Candidates = Callable[[dict[str, Any], list[str]], list[str]]
+CANDIDATES: dict[str, Candidates] = {}
+
+
+def candidates(slug: str) -> Callable[[Candidates], Candidates]:
+    def register(function: Candidates) -> Candidates:
+        CANDIDATES[slug] = function
+        return function
+
+    return register
+
+
 def choose(slug: str, view: dict[str, Any], legal: list[str], rng: random.Random) -> str:
     player = HEURISTICS.get(slug)
     if player is None:
@@ -84,11 +100,31 @@ def cooperative_value(game: Game, state: Any) -> Any:
 HORIZONS: dict[str, Callable[[Any, Any], bool]] = {
     "holly-oak": lambda start, now: now.round != start.round,  # the round is scored
     "holidays": lambda start, now: now.hand_number != start.hand_number,  # the pot is won
+    "holiday-board": lambda start, now: days_passed(start, now) >= 2,  # two cities are seen
 }
 INTERIM: dict[str, Callable[[Any], tuple[Sequence[float], float]]] = {
     "holly-oak": lambda state: (state.scores, 4.0),
     "holidays": lambda state: (state.win_points, 2.0),
+    "holiday-board": lambda state: (board_worth(state), 4000.0),
 }
+# What a sightseeing card still in hand is worth, in dollars: a card seen scores 1000 to 7000, but
+# many are never seen before the game ends.
+CARD_WORTH = 2000
+
+
+def days_passed(start: Any, now: Any) -> int:
+    """Holiday! days gone by between two states (the week is 7 days; before the first flight the
+    day is unknown, and the first city's end counts as 2 days, which ends a playout)."""
+    if now.day is None:
+        return 0
+    if start.day is None:
+        return 2 if now.sightseer is None else 0
+    return (now.day - start.day) % 7
+
+
+def board_worth(state: Any) -> list[float]:
+    """Holiday!'s running score per seat: points + dollars + the cards still to see."""
+    return [p + m + CARD_WORTH * len(h) for p, m, h in zip(state.points, state.money, state.hands)]
 # The score lead that counts as clear, per game: points in Holly Oak and Holidays, dollars in Holiday!
 MARGIN_SCALES: dict[str, float] = {"holly-oak": 4.0, "holidays": 2.0, "holiday-board": 4000.0}
 # Share of playout moves the heuristic makes, where it is not workers.ismcts.GUIDED: in Holiday!

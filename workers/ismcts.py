@@ -79,6 +79,7 @@ class Knowledge:
     guided: float  # share of playout moves it makes
     horizon: Any  # (start, now) -> bool, or None
     value: Any  # (game, state) -> reward per seat
+    candidates: Any  # (view, legal texts) -> the texts worth searching, or None: all
 
     @classmethod
     def of(cls, slug: str) -> Knowledge:
@@ -87,7 +88,16 @@ class Knowledge:
             heuristics.GUIDED.get(slug, GUIDED),
             heuristics.horizon_function(slug),
             heuristics.value_function(slug),
+            heuristics.CANDIDATES.get(slug),
         )
+
+    def moves(self, game: Game, world: Any, actor: int) -> dict[str, Any]:
+        """The actor's moves worth searching (all legal ones unless the game filters them), by text."""
+        by_text = {str(move): move for move in game.legal_moves(world, actor)}
+        if self.candidates is None or len(by_text) == 1:
+            return by_text
+        view = {**game.view(world, actor), "seat": actor}
+        return {text: by_text[text] for text in self.candidates(view, list(by_text))}
 
 
 def search(game: Game, state: Any, seat: int, source: random.Random, budget: Budget) -> str:
@@ -95,7 +105,7 @@ def search(game: Game, state: Any, seat: int, source: random.Random, budget: Bud
     more visited than the heuristic's choice."""
     rng = SearchRng(source)
     knows = Knowledge.of(game.slug)
-    legal = [str(move) for move in game.legal_moves(state, seat)]
+    legal = list(knows.moves(game, state, seat))
     # The heuristic reads the seat's own view of the true state: nothing hidden from it.
     root_favourite = favourite(game, knows.player, state, seat, legal, source) if knows.player else None
     root = Node()
@@ -131,7 +141,7 @@ def descend(game: Game, node: Node, world: Any, knows: Knowledge, source: random
         if not acting:
             return world, path
         actor = acting[0]
-        moves = {str(move): move for move in game.legal_moves(world, actor)}
+        moves = knows.moves(game, world, actor)
         untried = []
         for text in moves:
             child = node.children.get((actor, text))
@@ -155,7 +165,7 @@ def descend(game: Game, node: Node, world: Any, knows: Knowledge, source: random
 
 def playout(game: Game, world: Any, knows: Knowledge, source: random.Random, rng: SearchRng) -> Any:
     """To the end (or the game's horizon): mostly the heuristic's moves, from each seat's own view
-    of this deal; the rest at random."""
+    of this deal; the rest at random among the game's candidate moves."""
     start = world
     for _ in range(MAX_ROLLOUT_MOVES):
         acting = game.to_act(world)
@@ -168,7 +178,7 @@ def playout(game: Game, world: Any, knows: Knowledge, source: random.Random, rng
             view = {**game.view(world, actor), "seat": actor}
             move = by_text[knows.player(view, list(by_text), source)]
         else:
-            move = source.choice(moves)
+            move = source.choice(list(knows.moves(game, world, actor).values()))  # among the candidates
         world = play(game, world, actor, move, rng)
     return world
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -29,6 +30,7 @@ def bench_redis() -> Iterator[tuple[redis.Redis, str]]:
         yield server.client(), f"embedded Redis {server.client().info('server')['redis_version']}"
     finally:
         server.stop()
+        shutil.rmtree(server.directory, ignore_errors=True)
 
 
 def rates(count: int, work: dict[str, Callable[[], object]], repeat: int = 5) -> dict[str, float]:

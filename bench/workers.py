@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -164,6 +165,7 @@ def main() -> None:
         else:
             for key in client.scan_iter(match="rq:*", count=1000):
                 client.delete(key)
+        shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":

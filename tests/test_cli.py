@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -145,6 +146,7 @@ def test_the_installed_command_runs_a_demo_on_a_fresh_embedded_redis() -> None:
         assert (Path(home) / "pbm.aof").stat().st_size > 0
     finally:
         EmbeddedRedis(Path(home)).stop()  # even when an assertion failed: leave no server behind
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def test_a_board_file_is_read_by_the_shell_and_checked_by_the_game(pbm, tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ acknowledged is lost whether it is stopped cleanly or killed. These start server
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import tempfile
 import threading
@@ -23,6 +24,7 @@ def embedded() -> Iterator[EmbeddedRedis]:
     server = EmbeddedRedis(Path(tempfile.mkdtemp(prefix="pbm-emb-")))
     yield server
     server.stop()
+    shutil.rmtree(server.directory, ignore_errors=True)
 
 
 def play_some(games: Games, game_id: str, moves: int) -> None:

@@ -128,6 +128,11 @@ def game_from_rules(rules: Any, **facts: Any) -> Game:
     return Game(**facts, **{name: getattr(rules, name) for name in CONTRACT_FUNCTIONS})
 
 
+def with_item(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    """A copy of the tuple with one item changed: how frozen states update a seat's hand, score..."""
+    return values[:index] + (value,) + values[index + 1 :]
+
+
 def seat_name(seat: int | None) -> str:
     """How narration names a seat."""
     return "the table" if seat is None else f"seat {seat}"

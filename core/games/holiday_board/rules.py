@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from core.contract import IllegalMove, OptionValue, Outcome, SetupError, seat_name
+from core.contract import IllegalMove, OptionValue, Outcome, SetupError, seat_name, with_item
 from core.games.holiday_board.board import CARD_ID, SLUG, Board, Card, load_board
 from core.games.holiday_board.events import (
     AuctionOpened,
@@ -173,10 +173,6 @@ class State:
 
 def replace(state: State, **changes: Any) -> State:
     return attrs.evolve(state, **changes)
-
-
-def with_item(values: tuple, index: int, value: Any) -> tuple:
-    return values[:index] + (value,) + values[index + 1 :]
 
 
 # ---- setup ----

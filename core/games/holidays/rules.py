@@ -12,7 +12,7 @@ from typing import Any
 
 import attrs
 
-from core.contract import IllegalMove, Outcome, SetupError, check_cards, seat_name
+from core.contract import IllegalMove, Outcome, SetupError, check_cards, seat_name, with_item
 from core.games.holidays.events import (
     CardsDealt,
     CardsDiscarded,
@@ -305,10 +305,6 @@ class State:
 
 def replace(state: State, **changes: Any) -> State:
     return attrs.evolve(state, **changes)
-
-
-def with_item(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return items[:index] + (value,) + items[index + 1 :]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from core.contract import IllegalMove, OptionValue, Outcome, SetupError, check_cards, seat_name
+from core.contract import IllegalMove, OptionValue, Outcome, SetupError, check_cards, seat_name, with_item
 from core.games.holly_oak.events import (
     CardPlayed,
     GameEnded,
@@ -176,10 +176,6 @@ def initial(players: int, options: Mapping[str, OptionValue]) -> State:
 
 def clockwise(start: int, players: int) -> list[int]:
     return [(start + step) % players for step in range(players)]
-
-
-def replaced(values: tuple, index: int, value: Any) -> tuple:
-    return values[:index] + (value,) + values[index + 1 :]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,7 +364,7 @@ def evolve(state: State, event: Any) -> State:
         hand = tuple(c for c in state.hands[event.seat] if c != card)
         return attrs.evolve(
             state,
-            hands=replaced(state.hands, event.seat, hand),
+            hands=with_item(state.hands, event.seat, hand),
             trick=(*state.trick, Played(event.seat, card, counts_in)),
             season=event.season,
         )
@@ -379,8 +375,8 @@ def evolve(state: State, event: Any) -> State:
             state,
             leader=seat,
             trick=(),
-            tricks_won=replaced(state.tricks_won, seat, state.tricks_won[seat] + 1),
-            kings_taken=replaced(state.kings_taken, seat, state.kings_taken[seat] + kings),
+            tricks_won=with_item(state.tricks_won, seat, state.tricks_won[seat] + 1),
+            kings_taken=with_item(state.kings_taken, seat, state.kings_taken[seat] + kings),
         )
     if isinstance(event, LeadPassed):
         return attrs.evolve(state, leader=event.seat)

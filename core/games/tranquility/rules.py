@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from core.contract import IllegalMove, OptionValue, Outcome, SetupError, check_cards, seat_name
+from core.contract import IllegalMove, OptionValue, Outcome, SetupError, check_cards, seat_name, with_item
 from core.games.tranquility.events import (
     CardsDiscarded,
     CardsDrawn,
@@ -244,10 +244,6 @@ def initial(players: int, options: Mapping[str, OptionValue]) -> State:
     return State(players, bool(options.get("galateia", False)), empty, empty, empty)
 
 
-def replace(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
-    return items[:index] + (value,) + items[index + 1 :]
-
-
 def filled(state: State) -> int:
     return sum(1 for value in state.grid if value)
 
@@ -454,7 +450,7 @@ def evolve(state: State, event: Any) -> State:
         return attrs.evolve(state, turn=event.seat, start_discard=None)
     if isinstance(event, IslandPlayed):
         cell = CELL_INDEX[event.cell]
-        state = attrs.evolve(state, grid=replace(state.grid, cell, event.card))
+        state = attrs.evolve(state, grid=with_item(state.grid, cell, event.card))
         return discarded(taken_from_hand(state, event.seat, [str(event.card)]), event.seat, event.paid)
     if isinstance(event, CardsDiscarded):
         return discarded(state, event.seat, event.cards)
@@ -477,18 +473,18 @@ def evolve(state: State, event: Any) -> State:
 
 
 def drawn(state: State, seat: int, cards: Sequence[str]) -> State:
-    hands = replace(state.hands, seat, sorted_cards(state.hands[seat] + tuple(cards)))
-    piles = replace(state.piles, seat, state.piles[seat][len(cards) :])
+    hands = with_item(state.hands, seat, sorted_cards(state.hands[seat] + tuple(cards)))
+    piles = with_item(state.piles, seat, state.piles[seat][len(cards) :])
     return attrs.evolve(state, hands=hands, piles=piles)
 
 
 def taken_from_hand(state: State, seat: int, cards: Sequence[str]) -> State:
-    return attrs.evolve(state, hands=replace(state.hands, seat, remove_cards(state.hands[seat], cards)))
+    return attrs.evolve(state, hands=with_item(state.hands, seat, remove_cards(state.hands[seat], cards)))
 
 
 def discarded(state: State, seat: int, cards: Sequence[str]) -> State:
     state = taken_from_hand(state, seat, cards)
-    return attrs.evolve(state, discards=replace(state.discards, seat, state.discards[seat] + tuple(cards)))
+    return attrs.evolve(state, discards=with_item(state.discards, seat, state.discards[seat] + tuple(cards)))
 
 
 def to_act(state: State) -> tuple[int, ...]:

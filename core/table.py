@@ -68,6 +68,10 @@ class Table:
 
     def decide(self, seat: int, text: str) -> list[Any]:
         """The events `text` by `seat` would append, without appending them."""
+        return self._decided(seat, text)[0]
+
+    def _decided(self, seat: int, text: str) -> tuple[list[Any], Any]:
+        """The events of the move and the state they lead to (folded once, to see if the game ends)."""
         self.check_seat(seat)
         if self.outcome is not None:
             raise IllegalMove("the game is over")
@@ -80,13 +84,13 @@ class Table:
         for event in events:
             state = self.game.evolve(state, event)
         if self.game.outcome(state) is not None and self.seed is not None:
-            events.append(SeedRevealed(seed_hex(self.seed)))
-        return events
+            events.append(SeedRevealed(seed_hex(self.seed)))  # folds to the same state
+        return events, state
 
     def play(self, seat: int, text: str) -> list[Any]:
         """Decide and apply one move; returns the new events."""
-        events = self.decide(seat, text)
-        self.extend(events)
+        events, self.state = self._decided(seat, text)
+        self.events.extend(events)
         return events
 
     def extend(self, events: Iterable[Any]) -> None:

@@ -13,20 +13,17 @@ With REDIS_URL unset, a private embedded Redis in a temporary directory is used.
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import shutil
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import msgpack
-import redis
 
 import core
-from events import envelope
-from events.server import EmbeddedRedis
+from bench._common import bench_redis
+from events import envelope, keys
 from events.store import Store
 from replays import archive
 from replays.log import from_store
@@ -84,20 +81,13 @@ def main() -> None:
     game_id = "bench-replays"
     raw = sealed(game_id, table, commands)
     count = len(raw)
-    home = None
-    url = os.environ.get("REDIS_URL")
-    if url:
-        client = redis.Redis.from_url(url)
-    else:
-        home = Path(tempfile.mkdtemp(prefix="pbm-bench-"))
-        client = EmbeddedRedis(home).client()
-    store = Store(client)
-    workdir = Path(tempfile.mkdtemp(prefix="pbm-bench-file-"))
-    try:
-        client.delete(*(f"pbm:{{{game_id}}}:{k}" for k in ("log", "commands", "seed", "meta")))
+    game_keys = (keys.log(game_id), keys.commands(game_id), keys.seed(game_id), keys.meta(game_id))
+    with bench_redis() as (client, where), tempfile.TemporaryDirectory(prefix="pbm-bench-file-") as workdir:
+        store = Store(client)
+        client.delete(*game_keys)
         store.create(game_id, GAME, PLAYERS, 0, 1, raw[:1])
         store.append(game_id, 1, raw[1:])
-        path = workdir / ("bench" + archive.SUFFIX)
+        path = Path(workdir) / ("bench" + archive.SUFFIX)
         path.write_bytes(archive.dumps(from_store(store, game_id)))
         blob = b"".join(raw)
 
@@ -121,21 +111,15 @@ def main() -> None:
         }
         bare = results["bare msgpack, one unpackb per envelope"]
         print(f"{GAME}, {PLAYERS} seats: {count} events (asked for {args.events}), "
-              f"{len(blob) / count:.0f} bytes each, best of {args.runs}, {'REDIS_URL' if url else 'embedded Redis'}")
+              f"{len(blob) / count:.0f} bytes each, best of {args.runs}, {where}")
         for name, seconds in results.items():
             rate = count / seconds
             print(f"  {name:<50} {seconds * 1000:8.1f} ms  {rate / 1000:8.1f}k events/s  "
                   f"{bare / seconds:6.1%} of bare  ~{10_000 / rate * 1000:6.1f} ms per 10k events")
         print(f"  (median of the from-Redis rebuild over {args.runs} runs: "
               f"{statistics.median([best(1, lambda: from_store(store, game_id).table()) for _ in range(args.runs)]) * 1000:.1f} ms)")
-    finally:
-        client.delete(*(f"pbm:{{{game_id}}}:{k}" for k in ("log", "commands", "seed", "meta")))
-        client.zrem("pbm:games", game_id)
-        shutil.rmtree(workdir, ignore_errors=True)
-        if home is not None:
-            EmbeddedRedis(home).stop()
-            shutil.rmtree(home, ignore_errors=True)
-
+        client.delete(*game_keys)
+        client.zrem(keys.GAMES, game_id)
 
 if __name__ == "__main__":
     main()

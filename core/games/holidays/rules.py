@@ -5,6 +5,7 @@ randomness (only the rng handed to setup and decide) or logging; rules are check
 from __future__ import annotations
 
 import enum
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -62,9 +63,13 @@ def next_first_proposer(first_proposer: int, winner: int | None, players: int) -
 # ---------------------------------------------------------------------------------------------
 # Cards
 
+TRAVELLER_TYPES = tuple(f"{suit}{value}" for suit in SUITS for value in VALUES)
+ALL_TRAVELLERS = tuple(card for card in TRAVELLER_TYPES for _ in range(COPIES_PER_TRAVELLER))
+CARD_ORDER = {card: index for index, card in enumerate(TRAVELLER_TYPES)}  # by suit (M, W, C), then value
 
-def card_key(card: str) -> tuple[int, int]:
-    return SUITS.index(card[0]), int(card[1:])
+
+def card_key(card: str) -> int:
+    return CARD_ORDER[card]
 
 
 def card_value(card: str) -> int:
@@ -77,10 +82,6 @@ def sort_cards(cards: Iterable[str]) -> tuple[str, ...]:
 
 def cards_text(cards: Iterable[str]) -> str:
     return " ".join(sort_cards(cards))
-
-
-TRAVELLER_TYPES = tuple(f"{suit}{value}" for suit in SUITS for value in VALUES)
-ALL_TRAVELLERS = tuple(card for card in TRAVELLER_TYPES for _ in range(COPIES_PER_TRAVELLER))
 
 
 def parse_card(text: str) -> str | None:
@@ -647,10 +648,14 @@ def legal_moves(state: State, seat: int) -> list[Move]:
         stay: Move = Confirm() if seat == state.proposer else Accept()
         payments = sort_cards(set(state.hands[seat]))
         return [stay] + [Change(d, card) for d in state.destinations_left(seat) for card in payments]
-    hand = state.hands[seat]
-    return [SetOff(cards) for cards in combinations(state.destination, hand)] + [
-        Discard(cards) for cards in sub_multisets(hand)
-    ]
+    return list(setting_off_moves(state.destination, sort_cards(state.hands[seat])))
+
+
+# Searching bots ask for the same few hands' moves thousands of times; the moves are frozen values.
+@functools.lru_cache(maxsize=1 << 14)
+def setting_off_moves(destination: str, hand: tuple[str, ...]) -> tuple[Move, ...]:
+    """Every combination `hand` holds for `destination`, then every discard (hand sorted)."""
+    return (*(SetOff(cards) for cards in combinations(destination, hand)), *(Discard(cards) for cards in sub_multisets(hand)))
 
 
 def outcome(state: State) -> Outcome | None:

@@ -1,18 +1,20 @@
 """Information-set Monte Carlo tree search (single-observer ISMCTS, Cowling, Powley and Whitehouse
 2012), written once over the game contract. No I/O; it must never read the true hidden cards.
 
-Each iteration deals the cards hidden from the searching seat anew (Game.determinize), walks one
+Each iteration deals the cards hidden from the searching seat anew (Game.determinize), walks a
 tree shared by all those deals (a node's children are (actor, move text); a child is judged only
 among the deals where its move was legal: UCB with availability counts), adds one node, plays the
-rest out at random (or up to the game's horizon, where workers.heuristics values it) and credits
-each node with the result for the seat that chose it. Chance inside the search (a new deal, a die)
-draws from the bot's own generator, never the game's seed.
+rest out (mostly the heuristic player's moves, up to the game's horizon, where workers.heuristics
+values it) and credits each node with the result for the seat that chose it. At the root every
+move is tried on every deal (see `search`). Chance inside the search (a new deal, a die) draws
+from the bot's own generator, never the game's seed.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import statistics
 import time
 from typing import Any
 
@@ -24,7 +26,7 @@ from workers import heuristics
 EXPLORATION = 0.7
 MAX_ROLLOUT_MOVES = 5_000
 WIDENING = 1.5
-CONFIDENCE = 1.25  # how many more visits than the heuristic's move the search's pick needs
+CONFIDENCE = 1.0  # standard errors by which the search's pick must beat the heuristic's move
 GUIDED = 0.8  # share of playout moves the heuristic player makes; the rest are random (default)
 
 
@@ -101,33 +103,56 @@ class Knowledge:
 
 
 def search(game: Game, state: Any, seat: int, source: random.Random, budget: Budget) -> str:
-    """The move text for `seat` (who must be to act): the most visited, unless that is not clearly
-    more visited than the heuristic's choice."""
-    rng = SearchRng(source)
+    """The move text for `seat` (who must be to act): the one with the best mean result, unless
+    it is not clearly better than the heuristic's choice.
+
+    The root is searched in rounds: each round deals the hidden cards once and tries every root
+    move on that same deal with the same chance draws (common random numbers), so two moves are
+    compared on the same cards and a lucky deal does not favour whichever move it fell to. Below
+    the root, each move has its own tree, grown as the module docstring says."""
     knows = Knowledge.of(game.slug)
-    legal = list(knows.moves(game, state, seat))
+    moves = knows.moves(game, state, seat)
+    if len(moves) == 1:
+        return next(iter(moves))
     # The heuristic reads the seat's own view of the true state: nothing hidden from it.
-    root_favourite = favourite(game, knows.player, state, seat, legal, source) if knows.player else None
-    root = Node()
+    favoured = heuristic_choice(game, knows.player, state, seat, source)
+    if favoured not in moves:
+        favoured = None
+    trees = {text: Node() for text in moves}
+    results: dict[str, list[float]] = {text: [] for text in moves}
     deadline = None if budget.seconds is None else time.monotonic() + budget.seconds
-    done = 0
-    while (budget.iterations is None or done < budget.iterations) and (deadline is None or time.monotonic() < deadline):
-        done += 1
-        world = game.determinize(state, seat, rng)
-        world, path = descend(game, root, world, knows, source, rng)
-        rewards = knows.value(game, playout(game, world, knows, source, rng))
-        root.visits += 1
-        for visited, actor in path:
-            visited.visits += 1
-            visited.reward += rewards[actor]
-    best = max(
-        (child.visits, child.reward, text) for (actor, text), child in root.children.items() if actor == seat
-    )
-    # With a small budget and many moves (bids of any amount) the most visited child can be a fluke.
-    favoured = root.children.get((seat, root_favourite)) if root_favourite is not None else None
-    if favoured is not None and best[0] < CONFIDENCE * favoured.visits:
-        return root_favourite
-    return best[2]
+    rounds = 0
+    while rounds == 0 or (
+        (budget.iterations is None or (rounds + 1) * len(moves) <= budget.iterations)
+        and (deadline is None or time.monotonic() < deadline)
+    ):
+        rounds += 1
+        world = game.determinize(state, seat, SearchRng(source))
+        twin_seed = source.getrandbits(64)
+        for text, move in moves.items():
+            twin = random.Random(twin_seed)  # the same draws for every root move of this round
+            rng = SearchRng(twin)
+            reached, path = descend(game, trees[text], play(game, world, seat, move, rng), knows, twin, rng)
+            rewards = knows.value(game, playout(game, reached, knows, twin, rng))
+            trees[text].visits += 1
+            for visited, actor in path:
+                visited.visits += 1
+                visited.reward += rewards[actor]
+            results[text].append(rewards[seat])
+    best = max(results, key=lambda text: (statistics.fmean(results[text]), text))
+    if favoured is None or best == favoured or clearly_better(results[best], results[favoured]):
+        return best
+    return favoured
+
+
+def clearly_better(these: list[float], those: list[float]) -> bool:
+    """Whether results paired deal by deal say `these` beat `those` by more than CONFIDENCE
+    standard errors of the mean difference (one round: never)."""
+    if len(these) < 2:
+        return False
+    differences = [a - b for a, b in zip(these, those)]
+    spread = statistics.stdev(differences) / math.sqrt(len(differences))
+    return statistics.fmean(differences) > CONFIDENCE * spread
 
 
 def descend(game: Game, node: Node, world: Any, knows: Knowledge, source: random.Random, rng: SearchRng) -> tuple[Any, list]:
@@ -190,12 +215,16 @@ def widening(visits: int) -> int:
 
 def favourite(game: Game, player: Any, world: Any, actor: int, untried: list[str], source: random.Random) -> str:
     """The move to try next: the heuristic player's choice if it is untried, else a random one."""
-    if player is not None:
-        view = {**game.view(world, actor), "seat": actor}
-        choice = player(view, [str(m) for m in game.legal_moves(world, actor)], source)
-        if choice in untried:
-            return choice
-    return source.choice(untried)
+    choice = heuristic_choice(game, player, world, actor, source)
+    return choice if choice in untried else source.choice(untried)
+
+
+def heuristic_choice(game: Game, player: Any, world: Any, actor: int, source: random.Random) -> str | None:
+    """What the game's heuristic player would play here (None: the game has none)."""
+    if player is None:
+        return None
+    view = {**game.view(world, actor), "seat": actor}
+    return player(view, [str(m) for m in game.legal_moves(world, actor)], source)
 
 
 def ucb(node: Node) -> float:

@@ -5,9 +5,9 @@ Each iteration deals the cards hidden from the searching seat anew (Game.determi
 tree shared by all those deals (a node's children are (actor, move text); a child is judged only
 among the deals where its move was legal: UCB with availability counts), adds one node, plays the
 rest out (mostly the heuristic player's moves, up to the game's horizon, where workers.heuristics
-values it) and credits each node with the result for the seat that chose it. At the root every
-move is tried on every deal (see `search`). Chance inside the search (a new deal, a die) draws
-from the bot's own generator, never the game's seed.
+values it) and credits each node with the result for the seat that chose it. Games named in
+workers.heuristics.PAIRED_ROOT search the root in rounds instead (`paired_search`). Chance inside
+the search (a new deal, a die) draws from the bot's own generator, never the game's seed.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from workers import heuristics
 EXPLORATION = 0.7
 MAX_ROLLOUT_MOVES = 5_000
 WIDENING = 1.5
-CONFIDENCE = 1.0  # standard errors by which the search's pick must beat the heuristic's move
+VISITS_CONFIDENCE = 1.25  # one tree: how many more visits than the heuristic's move the pick needs
+CONFIDENCE = 1.0  # paired root: standard errors by which the pick must beat the heuristic's move
 GUIDED = 0.8  # share of playout moves the heuristic player makes; the rest are random (default)
 
 
@@ -82,6 +83,7 @@ class Knowledge:
     horizon: Any  # (start, now) -> bool, or None
     value: Any  # (game, state) -> reward per seat
     candidates: Any  # (view, legal texts) -> the texts worth searching, or None: all
+    paired_root: bool  # search the root in rounds of one deal each (paired_search)
 
     @classmethod
     def of(cls, slug: str) -> Knowledge:
@@ -91,6 +93,7 @@ class Knowledge:
             heuristics.horizon_function(slug),
             heuristics.value_function(slug),
             heuristics.CANDIDATES.get(slug),
+            slug in heuristics.PAIRED_ROOT,
         )
 
     def moves(self, game: Game, world: Any, actor: int) -> dict[str, Any]:
@@ -103,14 +106,48 @@ class Knowledge:
 
 
 def search(game: Game, state: Any, seat: int, source: random.Random, budget: Budget) -> str:
-    """The move text for `seat` (who must be to act): the one with the best mean result, unless
-    it is not clearly better than the heuristic's choice.
-
-    The root is searched in rounds: each round deals the hidden cards once and tries every root
-    move on that same deal with the same chance draws (common random numbers), so two moves are
-    compared on the same cards and a lucky deal does not favour whichever move it fell to. Below
-    the root, each move has its own tree, grown as the module docstring says."""
+    """The move text for `seat` (who must be to act)."""
     knows = Knowledge.of(game.slug)
+    if knows.paired_root:
+        return paired_search(game, state, seat, knows, source, budget)
+    return tree_search(game, state, seat, knows, source, budget)
+
+
+def tree_search(game: Game, state: Any, seat: int, knows: Knowledge, source: random.Random, budget: Budget) -> str:
+    """One tree from the root: the most visited move, unless that is not clearly more visited
+    than the heuristic's choice."""
+    rng = SearchRng(source)
+    legal = list(knows.moves(game, state, seat))
+    # The heuristic reads the seat's own view of the true state: nothing hidden from it.
+    root_favourite = favourite(game, knows.player, state, seat, legal, source) if knows.player else None
+    root = Node()
+    deadline = None if budget.seconds is None else time.monotonic() + budget.seconds
+    done = 0
+    while (budget.iterations is None or done < budget.iterations) and (deadline is None or time.monotonic() < deadline):
+        done += 1
+        world = game.determinize(state, seat, rng)
+        world, path = descend(game, root, world, knows, source, rng)
+        rewards = knows.value(game, playout(game, world, knows, source, rng))
+        root.visits += 1
+        for visited, actor in path:
+            visited.visits += 1
+            visited.reward += rewards[actor]
+    best = max(
+        (child.visits, child.reward, text) for (actor, text), child in root.children.items() if actor == seat
+    )
+    # With a small budget and many moves (bids of any amount) the most visited child can be a fluke.
+    favoured = root.children.get((seat, root_favourite)) if root_favourite is not None else None
+    if favoured is not None and best[0] < VISITS_CONFIDENCE * favoured.visits:
+        return root_favourite
+    return best[2]
+
+
+def paired_search(game: Game, state: Any, seat: int, knows: Knowledge, source: random.Random, budget: Budget) -> str:
+    """The root searched in rounds: each round deals the hidden cards once and tries every root
+    move on that same deal with the same chance draws (common random numbers), so two moves are
+    compared on the same cards and a lucky deal does not favour whichever move it fell to; below
+    the root each move has its own tree. The move with the best mean result, unless it does not
+    beat the heuristic's choice clearly (`clearly_better`)."""
     moves = knows.moves(game, state, seat)
     if len(moves) == 1:
         return next(iter(moves))

@@ -73,6 +73,7 @@ class Dispatcher:
     def __init__(self, connection: redis.Redis) -> None:
         self.connection = connection
         self.queues = {name: Queue(name, connection=connection) for name in QUEUES}
+        self.registered: set[str] = set()  # queues this process has listed in rq's set of queues
 
     def __call__(self, game_id: str, table: Table) -> None:
         for work in work_for(game_id, table):
@@ -80,6 +81,11 @@ class Dispatcher:
 
     def enqueue(self, work: Work) -> bool:
         """True if queued now; False if a job with that id exists already."""
+        # rq's unique enqueue saves and queues the job at once in its own script; what it puts in
+        # the pipeline it is given is only the queue's entry in rq's set of queues, the same every
+        # time: sent once per process, it saves a round trip on every AI turn. Anything more in
+        # the pipeline (a later rq queuing the job there) is sent.
+        pipeline = self.connection.pipeline()
         try:
             self.queues[work.queue].enqueue_call(
                 work.function,
@@ -90,7 +96,11 @@ class Dispatcher:
                 result_ttl=RESULT_TTL_S,
                 failure_ttl=RESULT_TTL_S * 24,
                 retry=RETRIES,
+                pipeline=pipeline,
             )
+            if len(pipeline) > 1 or work.queue not in self.registered:
+                pipeline.execute()
+                self.registered.add(work.queue)
         except DuplicateJobError:
             return False
         return True

@@ -76,6 +76,8 @@ def test_a_duplicate_enqueue_does_nothing(dispatching: Games, store: Store, cli_
     job_id = turn_job_id(game_id, table.seq, seat)
     queue = Queue(AI_QUEUE, connection=store.redis)
     assert Job.exists(job_id, connection=store.redis)
+    # The queue is listed in rq's set of queues (sent once per process, not with every job).
+    assert AI_QUEUE in [q.name for q in Queue.all(connection=store.redis)]
     # The same state dispatched again (a retried writer, recovery): nothing more is queued.
     Dispatcher(store.redis)(game_id, table)
     assert queue.get_job_ids().count(job_id) == 1

@@ -15,16 +15,23 @@ from typing import Any
 
 from core.contract import Game
 
+
+def registry(table: dict[str, Any]) -> Callable[[str], Callable[[Any], Any]]:
+    """A decorator by slug that files the decorated function in `table`: @heuristic("holidays")."""
+
+    def by_slug(slug: str) -> Callable[[Any], Any]:
+        def register(function: Any) -> Any:
+            table[slug] = function
+            return function
+
+        return register
+
+    return by_slug
+
+
 Heuristic = Callable[[dict[str, Any], list[str], random.Random], str]
 HEURISTICS: dict[str, Heuristic] = {}
-
-
-def heuristic(slug: str) -> Callable[[Heuristic], Heuristic]:
-    def register(function: Heuristic) -> Heuristic:
-        HEURISTICS[slug] = function
-        return function
-
-    return register
+heuristic = registry(HEURISTICS)
 
 
 # Per game, the moves worth the search's time: (view, legal move texts) -> a non-empty subset.
@@ -33,14 +40,7 @@ def heuristic(slug: str) -> Callable[[Heuristic], Heuristic]:
 # not spread over hundreds of moves. Games not named search every legal move.
 Candidates = Callable[[dict[str, Any], list[str]], list[str]]
 CANDIDATES: dict[str, Candidates] = {}
-
-
-def candidates(slug: str) -> Callable[[Candidates], Candidates]:
-    def register(function: Candidates) -> Candidates:
-        CANDIDATES[slug] = function
-        return function
-
-    return register
+candidates = registry(CANDIDATES)
 
 
 def choose(slug: str, view: dict[str, Any], legal: list[str], rng: random.Random) -> str:

@@ -127,11 +127,8 @@ def tree_search(game: Game, state: Any, seat: int, knows: Knowledge, source: ran
         done += 1
         world = game.determinize(state, seat, rng)
         world, path = descend(game, root, world, knows, source, rng)
-        rewards = knows.value(game, playout(game, world, knows, source, rng))
         root.visits += 1
-        for visited, actor in path:
-            visited.visits += 1
-            visited.reward += rewards[actor]
+        credit(path, knows.value(game, playout(game, world, knows, source, rng)))
     best = max(
         (child.visits, child.reward, text) for (actor, text), child in root.children.items() if actor == seat
     )
@@ -158,28 +155,33 @@ def paired_search(game: Game, state: Any, seat: int, knows: Knowledge, source: r
     trees = {text: Node() for text in moves}
     results: dict[str, list[float]] = {text: [] for text in moves}
     deadline = None if budget.seconds is None else time.monotonic() + budget.seconds
+    dealer = SearchRng(source)
     rounds = 0
     while rounds == 0 or (
         (budget.iterations is None or (rounds + 1) * len(moves) <= budget.iterations)
         and (deadline is None or time.monotonic() < deadline)
     ):
         rounds += 1
-        world = game.determinize(state, seat, SearchRng(source))
+        world = game.determinize(state, seat, dealer)
         twin_seed = source.getrandbits(64)
         for text, move in moves.items():
             twin = random.Random(twin_seed)  # the same draws for every root move of this round
             rng = SearchRng(twin)
             reached, path = descend(game, trees[text], play(game, world, seat, move, rng), knows, twin, rng)
-            rewards = knows.value(game, playout(game, reached, knows, twin, rng))
             trees[text].visits += 1
-            for visited, actor in path:
-                visited.visits += 1
-                visited.reward += rewards[actor]
-            results[text].append(rewards[seat])
+            results[text].append(credit(path, knows.value(game, playout(game, reached, knows, twin, rng)))[seat])
     best = max(results, key=lambda text: (statistics.fmean(results[text]), text))
     if favoured is None or best == favoured or clearly_better(results[best], results[favoured]):
         return best
     return favoured
+
+
+def credit(path: list, rewards: Any) -> Any:
+    """Backpropagation: each node on the path gains a visit and the reward of the seat that chose it."""
+    for visited, actor in path:
+        visited.visits += 1
+        visited.reward += rewards[actor]
+    return rewards
 
 
 def clearly_better(these: list[float], those: list[float]) -> bool:

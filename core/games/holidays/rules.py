@@ -648,13 +648,14 @@ def legal_moves(state: State, seat: int) -> list[Move]:
         stay: Move = Confirm() if seat == state.proposer else Accept()
         payments = sort_cards(set(state.hands[seat]))
         return [stay] + [Change(d, card) for d in state.destinations_left(seat) for card in payments]
-    return list(setting_off_moves(state.destination, sort_cards(state.hands[seat])))
+    return list(setting_off_moves(state.destination, state.hands[seat]))
 
 
 # Searching bots ask for the same few hands' moves thousands of times; the moves are frozen values.
 @functools.lru_cache(maxsize=1 << 14)
 def setting_off_moves(destination: str, hand: tuple[str, ...]) -> tuple[Move, ...]:
-    """Every combination `hand` holds for `destination`, then every discard (hand sorted)."""
+    """Every combination `hand` holds for `destination`, then every discard (hands are kept
+    sorted, so each hand is one cache entry; the moves sort their cards either way)."""
     return (*(SetOff(cards) for cards in combinations(destination, hand)), *(Discard(cards) for cards in sub_multisets(hand)))
 
 

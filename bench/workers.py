@@ -94,8 +94,13 @@ def wait_for_more(games: Games, game_id: str, seq: int):
     return games.table(game_id)
 
 
+def bot_only_games(games: Games, count: int) -> list[str]:
+    """3-player Holly Oak games of random bots: their first turns are queued at once."""
+    return [games.create("holly-oak", 3, bots={0: "random", 1: "random", 2: "random"}) for _ in range(count)]
+
+
 def throughput(games: Games, env: dict[str, str], count: int) -> tuple[int, float]:
-    ids = [games.create("holly-oak", 3, bots={0: "random", 1: "random", 2: "random"}) for _ in range(count)]
+    ids = bot_only_games(games, count)
     worker(env, "--burst", "--queue", AI_QUEUE).wait()
     first, last, moves = None, None, 0
     for game_id in ids:
@@ -123,7 +128,7 @@ def mixed(games: Games, client: redis.Redis, env: dict[str, str], count: int) ->
     each (the bots' next turns and fresh no-ops queue up behind each other): per kind, jobs per
     second from the times between consecutive job ends. The machine's swings fall on both alike."""
     queue = Queue(AI_QUEUE, connection=client)
-    ids = [games.create("holly-oak", 3, bots={0: "random", 1: "random", 2: "random"}) for _ in range(count)]
+    ids = bot_only_games(games, count)
     noops: list[str] = []
 
     def feed() -> None:

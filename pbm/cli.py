@@ -1,39 +1,72 @@
-"""The `pbm` command line: games, new, list, show, play, log, demo, server. All writes go through
-the command path (events.commands); this module only parses, calls and renders.
+"""The `pbm` command line: the root group, its table of commands and what they all share (one-line
+errors, JSON output, the games' command path). It must not import a command's module, or anything
+heavy, until that command runs: every `pbm` call pays for what this module imports.
 
-Every expected failure (unknown game, wrong seat, illegal or malformed move, bad deal file,
-unreachable Redis) is one line on stderr and a non-zero exit, with nothing written.
+A command lives in a module of its own under pbm/ and is listed in COMMANDS; it is imported only
+when it is run, or when `pbm --help` lists it (so command modules import their heavy libraries,
+such as rq and matplotlib, inside the functions that use them). Every expected failure (unknown
+game, wrong seat, illegal or malformed move, bad deal file, unreachable Redis) is one line on stderr
+and a non-zero exit, with nothing written.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
-import random
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import redis
 from rich.console import Console
-from rich.table import Table as RichTable
 from rich.text import Text
 
-import core
-from events import server
-from events.codec import DecodeError
-from events.commands import Games, UnknownGame
-from events.store import Conflict, Store
-from workers.bots import parse_seats
-from workers.dispatch import Dispatcher
+if TYPE_CHECKING:
+    from events.commands import Games
+
+# name -> "module:attribute", in the order `pbm --help` lists them.
+COMMANDS = {
+    "games": "pbm.game_cli:games",
+    "new": "pbm.game_cli:new",
+    "list": "pbm.game_cli:list_games",
+    "show": "pbm.game_cli:show",
+    "play": "pbm.game_cli:play",
+    "log": "pbm.game_cli:log",
+    "demo": "pbm.game_cli:demo",
+    "worker": "pbm.worker_cli:worker",
+    "recover": "pbm.worker_cli:recover_command",
+    "stats": "pbm.worker_cli:stats",
+    "simulate": "pbm.worker_cli:simulate",
+    "replay": "pbm.replay_cli:replay",
+    "server": "pbm.server_cli:server_group",
+}
 
 console = Console()
 errors = Console(stderr=True)
-EXPECTED_ERRORS = (core.IllegalMove, core.SetupError, Conflict, UnknownGame, DecodeError)
+
+
+def expected_errors() -> tuple[type[Exception], ...]:
+    """The errors a user can cause: imported when one is raised, since a command has loaded them."""
+    import core
+    from events.codec import DecodeError
+    from events.commands import UnknownGame
+    from events.store import Conflict
+
+    return (core.IllegalMove, core.SetupError, Conflict, UnknownGame, DecodeError)
 
 
 class Cli(click.Group):
-    """Turns the errors a user can cause into one line: exit status 1, or 2 for a mistyped command."""
+    """The root group: commands loaded from COMMANDS on first use; the errors a user can cause
+    turned into one line, exit status 1 (or 2 for a mistyped command)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS) + sorted(set(self.commands) - set(COMMANDS))
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in COMMANDS:
+            module, _, attribute = COMMANDS[name].partition(":")
+            self.add_command(getattr(importlib.import_module(module), attribute), name)
+        return super().get_command(ctx, name)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("standalone_mode", False)
@@ -50,10 +83,14 @@ class Cli(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except EXPECTED_ERRORS as error:
-            fail(str(error))
         except (redis.ConnectionError, redis.TimeoutError) as error:
+            from events import server
+
             fail(f"cannot reach {server.describe()}: {error}")
+        except Exception as error:
+            if isinstance(error, expected_errors()):
+                fail(str(error))
+            raise
 
 
 def fail(message: str, status: int = 1) -> None:
@@ -63,7 +100,13 @@ def fail(message: str, status: int = 1) -> None:
 
 
 def open_games() -> Games:
-    # Every writer dispatches: the rq jobs its appends call for (bot turns, summaries) are queued.
+    """The command path on the configured Redis. Every writer dispatches: the rq jobs its appends
+    call for (bot turns, summaries) are queued."""
+    from events import server
+    from events.commands import Games
+    from events.store import Store
+    from workers.dispatch import Dispatcher
+
     client = server.connect()
     return Games(Store(client), dispatch=Dispatcher(client))
 
@@ -79,278 +122,3 @@ def main() -> None:
 
     With no REDIS_URL, games live in an embedded Redis under your data directory (or PBM_HOME).
     """
-
-
-@main.command()
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def games(as_json: bool) -> None:
-    """List the games pbm can play."""
-    rows = [
-        {
-            "slug": g.slug,
-            "title": g.title,
-            "players": [g.min_players, g.max_players],
-            "options": dict(g.options),
-            "rules_version": g.rules_version,
-        }
-        for g in core.GAMES.values()
-    ]
-    if as_json:
-        return emit_json(rows)
-    table = RichTable("game", "title", "players", "options", box=None)
-    for row in rows:
-        options = ", ".join(f"{k}={v!r}" for k, v in row["options"].items()) or "-"
-        table.add_row(row["slug"], row["title"], "{}-{}".format(*row["players"]), options)
-    console.print(table)
-
-
-def parse_options(game: core.Game, pairs: tuple[str, ...]) -> dict[str, Any]:
-    """NAME=VALUE pairs, typed by the option's default; a text value `@FILE` is read from FILE."""
-    chosen: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, text = pair.partition("=")
-        if not sep:
-            raise core.SetupError(f"--option takes NAME=VALUE, not {pair!r}")
-        default = game.options.get(name)
-        if default is None:
-            known = ", ".join(game.options) or "none"
-            raise core.SetupError(f"{game.slug} has no option {name!r} (options: {known})")
-        if isinstance(default, bool):
-            if text.lower() not in ("true", "false", "yes", "no", "1", "0", "on", "off"):
-                raise core.SetupError(f"option {name} is true or false, not {text!r}")
-            chosen[name] = text.lower() in ("true", "yes", "1", "on")
-        elif isinstance(default, int):
-            if not text.lstrip("-").isdigit():
-                raise core.SetupError(f"option {name} is a whole number, not {text!r}")
-            chosen[name] = int(text)
-        else:
-            chosen[name] = read_text(text[1:], f"option {name}") if text.startswith("@") else text
-    return chosen
-
-
-def read_text(path: str, what: str) -> str:
-    try:
-        return Path(path).read_text()
-    except OSError as error:
-        raise core.SetupError(f"{what}: cannot read {path}: {error.strerror}") from None
-
-
-def read_deal(path: str) -> dict[str, Any]:
-    try:
-        deal = json.loads(read_text(path, "--deal"))
-    except json.JSONDecodeError as error:
-        raise core.SetupError(f"--deal {path}: not JSON ({error})") from None
-    if not isinstance(deal, dict):
-        raise core.SetupError(f"--deal {path}: a deal is a JSON object")
-    return deal
-
-
-@main.command()
-@click.argument("game")
-@click.option("--players", "-p", type=int, required=True, help="How many seats.")
-@click.option("--seed", type=click.IntRange(0, 2**256 - 1), help="Fix the secret seed (tests, puzzles).")
-@click.option("--deal", "deal_file", type=click.Path(dir_okay=False), help="JSON file with an exact deal.")
-@click.option("--option", "-o", "option_pairs", multiple=True, metavar="NAME=VALUE", help="A game option.")
-@click.option("--bot", "bot_pairs", multiple=True, metavar="SEAT=KIND", help="A seat a bot plays: random, heuristic, ismcts[:ITERATIONS|:SECONDSs].")
-@click.option("--salt", "salts", multiple=True, metavar="TEXT", help="A player's salt, mixed with the seed into every deal.")
-@click.option("--json", "as_json", is_flag=True)
-def new(
-    game: str,
-    players: int,
-    seed: int | None,
-    deal_file: str | None,
-    option_pairs: tuple[str, ...],
-    bot_pairs: tuple[str, ...],
-    salts: tuple[str, ...],
-    as_json: bool,
-) -> None:
-    """Start a game; prints its id. Bot seats are played by `pbm worker`."""
-    spec = core.get_game(game)
-    options = parse_options(spec, option_pairs)
-    deal = read_deal(deal_file) if deal_file else None
-    bots = parse_seats(bot_pairs, players)
-    games_ = open_games()
-    game_id = games_.create(game, players, seed=seed, deal=deal, options=options, bots=bots, salts=salts)
-    if as_json:
-        return emit_json({"game_id": game_id, "game": game, "players": players, "bots": {str(s): k for s, k in bots.items()}})
-    click.echo(game_id)
-
-
-@main.command(name="list")
-@click.option("--json", "as_json", is_flag=True)
-def list_games(as_json: bool) -> None:
-    """List the games in the log."""
-    games_ = open_games()
-    rows = []
-    for info in games_.store.games():
-        row: dict[str, Any] = {"game_id": info.game_id, "game": info.slug, "players": info.players, "seq": info.length}
-        try:
-            table = games_.table(info.game_id)
-        except (DecodeError, core.SetupError) as error:
-            # One damaged log must not hide the others: list it, say what is wrong.
-            rows.append(row | {"error": str(error)})
-            continue
-        outcome = table.outcome
-        rows.append(row | {"to_act": list(table.to_act), "outcome": None if outcome is None else outcome.to_dict()})
-    if as_json:
-        return emit_json(rows)
-    if not rows:
-        return console.print("no games yet: try [bold]pbm new holly-oak --players 3[/] or [bold]pbm demo[/]")
-    listing = RichTable("id", "game", "players", "events", "status", box=None)
-    for row in rows:
-        listing.add_row(row["game_id"], row["game"], str(row["players"]), str(row["seq"]), status_text(row))
-    console.print(listing)
-
-
-def status_text(row: dict[str, Any]) -> str:
-    if "error" in row:
-        return f"unreadable: {row['error']}"
-    outcome = row["outcome"]
-    if outcome is None:
-        return "waiting for " + seats_text(row["to_act"])
-    return "over: won by " + seats_text(outcome["winners"]) if outcome["winners"] else "over: nobody won"
-
-
-def seats_text(seats: list[int]) -> str:
-    return ", ".join(f"seat {s}" for s in seats) or "nobody"
-
-
-@main.command()
-@click.argument("game_id", metavar="GAME")
-@click.option("--as", "seat", type=int, help="Whose view (default: a spectator's).")
-@click.option("--json", "as_json", is_flag=True)
-def show(game_id: str, seat: int | None, as_json: bool) -> None:
-    """Show a game as a seat sees it: the state, whose turn it is, the legal moves."""
-    view = open_games().table(game_id).view(seat)
-    if as_json:
-        return emit_json(view)
-    render_view(game_id, view)
-
-
-COMMON_KEYS = ("game", "seq", "seat", "to_act", "legal_moves", "outcome", "hand")
-
-
-def render_view(game_id: str, view: dict[str, Any]) -> None:
-    who = "spectator" if view["seat"] is None else f"seat {view['seat']}"
-    console.print(f"[bold]{game_id}[/] ({view['game']}) at event {view['seq']}, as {who}")
-    details = RichTable(show_header=False, box=None, padding=(0, 2, 0, 0))
-    for key, value in view.items():
-        if key not in COMMON_KEYS:
-            details.add_row(key.replace("_", " "), plain(value))
-    console.print(details)
-    if "hand" in view and view["seat"] is not None:
-        console.print(f"[bold]your hand:[/] {' '.join(view['hand']) or '(empty)'}")
-    if view["outcome"] is not None:
-        console.print(f"[bold green]game over:[/] {outcome_text(view['outcome'])}")
-        return
-    console.print(f"[bold]to act:[/] {seats_text(view['to_act'])}")
-    if view["legal_moves"]:
-        console.print(f"[bold]your moves:[/] {' | '.join(view['legal_moves'])}", highlight=False)
-
-
-def plain(value: Any) -> str:
-    if isinstance(value, list):
-        return ", ".join(plain(item) for item in value) if value else "-"
-    if isinstance(value, dict):
-        return "; ".join(f"{k}: {plain(v)}" for k, v in value.items()) or "-"
-    return "-" if value is None else str(value)
-
-
-def outcome_text(outcome: dict[str, list[int]]) -> str:
-    scores = ", ".join(f"seat {s}: {score}" for s, score in enumerate(outcome["scores"]))
-    winners = seats_text(outcome["winners"]) if outcome["winners"] else "nobody"
-    return f"won by {winners} ({scores})"
-
-
-@main.command()
-@click.argument("game_id", metavar="GAME")
-@click.argument("move")
-@click.option("--as", "seat", type=int, required=True, help="The seat you play.")
-@click.option("--command-id", help="Makes a retried command safe: the same id never plays twice.")
-@click.option("--json", "as_json", is_flag=True)
-def play(game_id: str, move: str, seat: int, command_id: str | None, as_json: bool) -> None:
-    """Play MOVE for a seat, e.g. pbm play GAME --as 1 "play 7Su"."""
-    games_ = open_games()
-    submitted = games_.submit(game_id, seat, move, command_id=command_id)
-    table = games_.table(game_id)
-    lines = [line for seq, line in table.narrate(seat, start=submitted.seq) if seq < submitted.seq + len(submitted.events)]
-    if as_json:
-        return emit_json({"seq": submitted.seq, "duplicate": submitted.duplicate, "report": lines, "view": table.view(seat)})
-    if submitted.duplicate:
-        console.print("(already played: this command id was seen before)")
-    for line in lines:
-        console.print(line, highlight=False)
-    outcome = table.outcome
-    if outcome is not None:
-        console.print(f"[bold green]game over:[/] {outcome_text(outcome.to_dict())}")
-    else:
-        console.print(f"now waiting for {seats_text(list(table.to_act))}")
-
-
-@main.command()
-@click.argument("game_id", metavar="GAME")
-@click.option("--as", "seat", type=int, help="Whose turn report (default: a spectator's).")
-@click.option("--json", "as_json", is_flag=True)
-def log(game_id: str, seat: int | None, as_json: bool) -> None:
-    """The story of a game so far, as a seat may see it."""
-    table = open_games().table(game_id)
-    if seat is not None:
-        table.check_seat(seat)
-    lines = table.narrate(seat)
-    if as_json:
-        return emit_json([{"seq": seq, "text": text} for seq, text in lines])
-    for seq, text in lines:
-        console.print(f"[dim]{seq:>4}[/] {text}", highlight=False)
-
-
-@main.command()
-@click.argument("game", default="holly-oak")
-@click.option("--players", "-p", type=int, help="How many seats (default: the game's fewest).")
-@click.option("--seed", type=click.IntRange(0, 2**256 - 1), help="Fix the seed (and the players' choices).")
-@click.option("--quiet", "-q", is_flag=True, help="Only the result.")
-def demo(game: str, players: int | None, seed: int | None, quiet: bool) -> None:
-    """Play a whole game between random players, through the real log, and show the result."""
-    spec = core.get_game(game)
-    players = players or spec.min_players
-    games_ = open_games()
-    game_id = games_.create(game, players, seed=seed)
-    console.print(f"[bold]{spec.title}[/], {players} random players: game [bold]{game_id}[/]")
-    chooser = random.Random(seed)
-    table = games_.table(game_id)
-    if not quiet:
-        for _seq, line in table.narrate(None):
-            console.print(f"  {line}", highlight=False)
-    while table.to_act:
-        seat = chooser.choice(table.to_act)
-        move = chooser.choice(table.legal_moves(seat))
-        submitted = games_.submit(game_id, seat, move)
-        table = games_.table(game_id)
-        if not quiet:
-            for _seq, line in table.narrate(None, start=submitted.seq):
-                console.print(f"  {line}", highlight=False)
-    console.print(f"[bold green]game over after {table.seq} events:[/] {outcome_text(table.outcome.to_dict())}")
-    console.print(f"replay it: [bold]pbm log {game_id}[/]")
-
-
-@main.group(name="server")
-def server_group() -> None:
-    """The embedded Redis (used when REDIS_URL is not set)."""
-
-
-@server_group.command()
-def status() -> None:
-    """Say where the log lives and whether the embedded server runs."""
-    if server.describe().startswith("Redis at"):
-        return console.print(f"using {server.describe()} (REDIS_URL)")
-    embedded = server.EmbeddedRedis(server.data_dir())
-    state = f"running (pid {embedded.pid()})" if embedded.running() else "stopped"
-    console.print(f"embedded Redis in {embedded.directory}: {state}")
-
-
-@server_group.command()
-def stop() -> None:
-    """Stop the embedded Redis (its data stays; the next pbm command starts it again)."""
-    embedded = server.EmbeddedRedis(server.data_dir())
-    console.print("stopped" if embedded.stop() else "it was not running")
-from pbm.replay_cli import replay; main.add_command(replay)  # noqa: E402
-from pbm.worker_cli import add_commands; add_commands(main)  # noqa: E402

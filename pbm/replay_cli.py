@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.markdown import Markdown
 
 from events import server
 from events.store import Store
-from pbm.cli import console, emit_json, fail, plain, render_view
+from pbm.cli import console, emit_json, fail
+from pbm.view_text import plain, render_view
 from replays import archive
 from replays.audit import audit as audit_report
 from replays.diff import first_divergence
@@ -271,6 +271,8 @@ def audit(ref: str, seq: int | None, path: str | None, secret_seed: bool) -> Non
         Path(path).write_text(text)
         console.print(f"wrote the audit of {log.game_id} to {path}", highlight=False)
     else:
+        from rich.markdown import Markdown  # markdown-it and pygments: a tenth of a second
+
         console.print(Markdown(text))
     if not report.ok:
         console.print(report.lines()[-1], highlight=False, soft_wrap=True)

@@ -1,5 +1,6 @@
 """`pbm worker`, `pbm recover`, `pbm stats` and `pbm simulate`: the shell over workers/. It parses,
-calls and renders; the jobs, dispatch and analytics live in workers/.
+calls and renders; the jobs, dispatch and analytics live in workers/. rq and matplotlib are imported
+by the commands that use them, not here (`pbm --help` imports this module).
 """
 
 from __future__ import annotations
@@ -16,16 +17,13 @@ from typing import Any
 import click
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
-from rq.worker import Worker
 
 import core
 from events import keys, server
 from pbm.cli import console, emit_json, errors, fail, open_games
-from workers import analytics, report
+from workers import analytics
 from workers.bots import parse_kind
 from workers.dispatch import QUEUES
-from workers.recovery import recover
-from workers.worker import make_worker
 
 
 @click.command()
@@ -40,6 +38,8 @@ def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool
     would cost more than the turn and drop the tables kept folded between turns). At start, and
     every two minutes in one of the running workers, it queues any work a crash lost.
     """
+    from workers.worker import make_worker
+
     client = server.connect()
     runner = make_worker(client, queues or QUEUES, recovering=not no_recover)
     if not no_recover:
@@ -53,6 +53,8 @@ def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool
 @click.option("--json", "as_json", is_flag=True)
 def recover_command(as_json: bool) -> None:
     """Queue the work lost by a crash: bot turns nobody will play, summaries nobody will write."""
+    from workers.recovery import recover
+
     queued = recover(server.connect())
     if as_json:
         return emit_json({"queued": queued})
@@ -141,6 +143,10 @@ def render_aggregate(slug: str, result: dict[str, Any]) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir: str, spawn: int, seed: int | None, as_json: bool) -> None:
     """Play GAMES bot-only games on the workers, then write a report of who wins how often."""
+    from rq.worker import Worker
+
+    from workers import report
+
     spec = core.get_game(game)
     kinds = [str(parse_kind(kind)) for kind in bot_list.split(",") if kind.strip()]
     if not kinds:
@@ -168,11 +174,6 @@ def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir:
         return emit_json({"report": str(path), "games": ids, "aggregate": result})
     render_aggregate(game, result)
     console.print(f"report: {path}", highlight=False)
-
-
-def add_commands(group: click.Group) -> None:
-    for command in (worker, recover_command, stats, simulate):
-        group.add_command(command)
 
 
 def wait_for_summaries(client: Any, ids: list[str]) -> list[dict[str, Any]]:

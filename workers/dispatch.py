@@ -4,18 +4,18 @@
 enqueues an AI turn for each bot seat the game now waits for and, when the game is over, its
 summary. A job's id is built from (game, seq, seat), and rq's unique enqueue (one Lua script)
 refuses an id that exists, so each is queued once however often dispatch or recovery runs. Job
-arguments are ids only: never a card, never the seed.
+arguments are ids only: never a card, never the seed. rq is imported on the first enqueue: a move
+in a game of people queues nothing, and every `pbm play` would pay for the import.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import attrs
 import redis
-from rq import Queue, Retry
-from rq.exceptions import DuplicateJobError
 
 from core.table import Table
 from workers.bots import bot_seats
@@ -25,7 +25,7 @@ ANALYTICS_QUEUE = "pbm-analytics"
 QUEUES = (AI_QUEUE, ANALYTICS_QUEUE)  # a worker serves them in this order: turns first
 TURN_TIMEOUT_S = 300  # an ismcts bot with a large budget thinks for minutes at most
 RESULT_TTL_S = 3600  # a finished job's id stays taken this long, so a late duplicate is refused
-RETRIES = Retry(max=3)  # requeued at once: a failure is a lost connection, not a rule problem
+RETRIES = 3  # requeued at once: a failure is a lost connection, not a rule problem
 _SAFE_ID = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -72,7 +72,7 @@ class Dispatcher:
 
     def __init__(self, connection: redis.Redis) -> None:
         self.connection = connection
-        self.queues = {name: Queue(name, connection=connection) for name in QUEUES}
+        self.queues: dict[str, Any] = {}  # name -> rq Queue, made on first use
         self.registered: set[str] = set()  # queues this process has listed in rq's set of queues
 
     def __call__(self, game_id: str, table: Table) -> None:
@@ -81,6 +81,11 @@ class Dispatcher:
 
     def enqueue(self, work: Work) -> bool:
         """True if queued now; False if a job with that id exists already."""
+        from rq import Queue, Retry
+        from rq.exceptions import DuplicateJobError
+
+        if work.queue not in self.queues:
+            self.queues[work.queue] = Queue(work.queue, connection=self.connection)
         # rq's unique enqueue saves and queues the job at once in its own script; what it puts in
         # the pipeline it is given is only the queue's entry in rq's set of queues, the same every
         # time: sent once per process, it saves a round trip on every AI turn. Anything more in
@@ -95,7 +100,7 @@ class Dispatcher:
                 timeout=TURN_TIMEOUT_S,
                 result_ttl=RESULT_TTL_S,
                 failure_ttl=RESULT_TTL_S * 24,
-                retry=RETRIES,
+                retry=Retry(max=RETRIES),
                 pipeline=pipeline,
             )
             if len(pipeline) > 1 or work.queue not in self.registered:

@@ -22,12 +22,36 @@ class DecodeError(ValueError):
     """Stored bytes that are not a valid event: the text says which kind and what is wrong."""
 
 
-def _kinds() -> dict[str, type]:
-    kinds: dict[str, type] = {}
-    for cls in LIFECYCLE_EVENTS + tuple(t for g in core.GAMES.values() for t in g.event_types):
-        if kinds.setdefault(cls.kind, cls) is not cls:
+KINDS: dict[str, type] = {cls.kind: cls for cls in LIFECYCLE_EVENTS}  # and the games' kinds, as added
+_GAMES_ADDED: set[str] = set()
+
+
+def _add_kinds(game: core.Game) -> None:
+    for cls in game.event_types:
+        if not cls.kind.startswith(game.slug + "."):
+            raise TypeError(f"{cls.__name__}'s tag {cls.kind!r} is not under {game.slug!r}.")
+        if KINDS.setdefault(cls.kind, cls) is not cls:
             raise TypeError(f"two event classes share the tag {cls.kind!r}")
-    return kinds
+
+
+def event_class(kind: str) -> type | None:
+    """The class stored under `kind`; a game's kinds are added when its first event is decoded
+    (a tag starts with its game's slug), so decoding one game loads no other game's rules."""
+    cls = KINDS.get(kind)
+    if cls is None:
+        slug = kind.partition(".")[0]
+        if slug in core.GAMES and slug not in _GAMES_ADDED:
+            _add_kinds(core.GAMES[slug])
+            _GAMES_ADDED.add(slug)
+            cls = KINDS.get(kind)
+    return cls
+
+
+def all_kinds() -> dict[str, type]:
+    """Every kind this pbm can decode (loads every game)."""
+    for slug in core.GAMES:
+        event_class(f"{slug}.")
+    return dict(KINDS)
 
 
 def _strict(cls: type) -> Any:
@@ -49,7 +73,6 @@ def _enum(value: Any, cls: type[enum.Enum]) -> enum.Enum:
         raise TypeError(f"{value!r} is not a {cls.__name__}") from None
 
 
-KINDS: dict[str, type] = _kinds()
 converter = cattrs.Converter(forbid_extra_keys=True)
 for _primitive in (int, str, bool, bytes):
     converter.register_structure_hook(_primitive, _strict(_primitive))
@@ -70,7 +93,7 @@ def unstructure(event: Any) -> tuple[str, dict[str, Any]]:
 
 def structure(kind: str, data: Any) -> Any:
     """The event for stored (kind, data); DecodeError on an unknown kind or field."""
-    cls = KINDS.get(kind)
+    cls = event_class(kind)
     if cls is None:
         raise DecodeError(f"unknown event kind {kind!r}")
     try:

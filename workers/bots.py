@@ -16,7 +16,6 @@ import attrs
 
 import core
 from core.table import Table
-from workers import heuristics, ismcts
 
 KINDS = ("random", "heuristic", "ismcts")
 DEFAULT_ISMCTS_ITERATIONS = 150  # about 0.1-0.5 s a move on this machine
@@ -96,6 +95,9 @@ def bot_random(game_id: str, seq: int, seat: int) -> random.Random:
 
 def choose(kind: str, table: Table, seat: int, rng: random.Random) -> str:
     """The move text the bot `kind` plays for `seat` at this point of `table`."""
+    # Imported here: they load every game's rules, and the CLI reads bot seats on every command.
+    from workers import heuristics, ismcts
+
     spec = parse_kind(kind)
     legal = table.legal_moves(seat)
     if not legal:

@@ -36,7 +36,7 @@ def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool
 
     It is rq's SimpleWorker (no fork per job: a bot turn is a few milliseconds, a fork per job
     would cost more than the turn and drop the tables kept folded between turns). At start, and
-    every two minutes in one of the running workers, it queues any work a crash lost.
+    every 10 seconds in one of the running workers, it queues any work a crash lost.
     """
     from workers.worker import make_worker
 

@@ -1,12 +1,13 @@
 """Recovery: finds games that wait on work nobody will do, and queues it. Reads the log; writes
 only rq jobs.
 
-Work goes missing when a process dies between an append and its enqueue, or a worker dies in the
-middle of a job (its job stays "started" for good). For every game still running with a bot to
-act, and every finished game without a summary, recovery makes sure the job exists and can still
-run: a missing, failed, stopped or orphaned job (its worker is gone) is replaced by a fresh one
-with the same id. Replacing is safe: a bot's move carries a command id from (seq, seat), so a job
-that runs twice plays once.
+Work goes missing when a process dies between an append and its enqueue, a worker dies between
+its pop and the start of the job (the job stays "queued" but is in no queue), or a worker dies in
+the middle of a job (its job stays "started" for good). For every game still running with a bot
+to act, and every finished game without a summary, recovery makes sure the job exists and will
+still run (`job_alive`, the one place that decides it); if not, it is replaced by a fresh one with
+the same id. Replacing is safe: a bot's move carries a command id from (seq, seat), so a job that
+runs twice plays once.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 
 import redis
-from rq.job import Job, JobStatus
+from rq import Queue
 from rq.exceptions import NoSuchJobError
+from rq.intermediate_queue import IntermediateQueue
+from rq.job import Job, JobStatus
 from rq.worker import Worker
 
 from events import keys
@@ -27,7 +31,8 @@ from events.store import Store
 from workers.dispatch import Dispatcher, Work, work_for
 
 log = logging.getLogger("pbm.workers")
-LIVE = {JobStatus.QUEUED, JobStatus.DEFERRED, JobStatus.SCHEDULED}
+WAITING = {JobStatus.DEFERRED, JobStatus.SCHEDULED}  # rq's registries run these later
+POP_GRACE_S = 2.0  # a live worker starts a popped job within milliseconds; a dead one never does
 OPENING_EVENTS = 16  # BotsSeated sits right after the opening events: GameStarted and the deal
 
 
@@ -71,16 +76,48 @@ def kind_of(entry: tuple) -> str:
 
 
 def revive(dispatcher: Dispatcher, work: Work) -> bool:
+    """Queue `work` again unless its job will still run; True if queued."""
     connection = dispatcher.connection
-    try:
-        job = Job.fetch(work.job_id, connection=connection)
-    except NoSuchJobError:
-        return dispatcher.enqueue(work)
-    status = job.get_status()
-    if status in LIVE or (status == JobStatus.STARTED and worker_alive(connection, job.worker_name)):
+    if job_alive(connection, work):
         return False
-    job.delete()
+    intermediate = IntermediateQueue(Queue(work.queue, connection=connection).key, connection)
+    try:
+        Job.fetch(work.job_id, connection=connection).delete()
+    except NoSuchJobError:
+        pass
+    # A dead worker's pop: left there, rq's own cleanup would later fail the fresh job of that id.
+    intermediate.remove(work.job_id)
+    connection.delete(intermediate.get_first_seen_key(work.job_id))
     return dispatcher.enqueue(work)
+
+
+def job_alive(connection: redis.Redis, work: Work) -> bool:
+    """Whether the job of `work` will still run: queued and in its queue, popped by a worker that
+    starts it (it leaves the intermediate list within POP_GRACE_S), started by a live worker, or
+    deferred. A queued job in no list was popped by a worker that died: lost."""
+    give_up = time.monotonic() + POP_GRACE_S
+    while True:
+        status, in_queue, popped = job_place(connection, work)
+        if status != JobStatus.QUEUED or in_queue or not popped or time.monotonic() > give_up:
+            break
+        time.sleep(0.05)
+    if status == JobStatus.STARTED:
+        return worker_alive(connection, Job.fetch(work.job_id, connection=connection).worker_name)
+    if status == JobStatus.QUEUED:
+        return in_queue
+    return status in WAITING
+
+
+def job_place(connection: redis.Redis, work: Work) -> tuple[JobStatus | None, bool, bool]:
+    """(status, in its queue, in its intermediate list), read in one transaction: a worker moves a
+    job from one to the next atomically, so this never sees it between two places."""
+    queue = Queue(work.queue, connection=connection)
+    pipe = connection.pipeline(transaction=True)
+    pipe.hget(Job.key_for(work.job_id), "status")
+    pipe.lpos(queue.key, work.job_id)
+    pipe.lpos(queue.intermediate_queue_key, work.job_id)
+    status, in_queue, popped = pipe.execute()
+    return (JobStatus(status.decode()) if status else None), in_queue is not None, popped is not None
 
 
 def worker_alive(connection: redis.Redis, name: str | None) -> bool:

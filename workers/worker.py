@@ -1,26 +1,67 @@
-"""The pbm worker: rq's SimpleWorker plus pbm's recovery at start and with rq's maintenance. It
-runs jobs; it writes nothing itself except rq's own bookkeeping and the recovery lock.
+"""The pbm worker: rq's SimpleWorker with a dequeue that never holds a job in no list, plus pbm's
+recovery at start and with rq's maintenance. It runs jobs; it writes nothing itself except rq's
+own bookkeeping and the recovery lock.
 
 SimpleWorker runs each job inside the worker process, with no fork per job: a bot turn is a few
 milliseconds of work, a fork per job (rq's default Worker) costs more than that (rq's own
 benchmark notes put SimpleWorker about 6x faster on short jobs), and it would throw away the
 tables the worker keeps folded between turns. The price: a job that crashes the interpreter takes
 the worker down with it; recovery then queues that job again.
+
+Dequeue: rq moves a popped job into the queue's intermediate list (BLMOVE) only when a worker
+serves one queue; with two it pops with a plain BLPOP, and a worker killed between that pop and
+the start of the job leaves the job in no list at all. Ours always moves (LMOVE on each queue in
+order, then BLMOVE on the first for at most DEQUEUE_BLOCK_S), and rq takes the job off the
+intermediate list in the same transaction that marks it started. So a job is always in its queue,
+in the intermediate list, or started under a worker's name, and recovery can tell when it is lost.
+The short block also wakes an idle worker every second, so its maintenance (and recovery) runs on
+time instead of after rq's dequeue timeout (405 s by default).
 """
 
 from __future__ import annotations
 
 from rq import Queue, SimpleWorker
+from rq.utils import as_text
 
 from events import keys
 from workers.dispatch import QUEUES
-from workers.recovery import recover
+from workers.recovery import POP_GRACE_S, recover
 
-RECOVERY_INTERVAL_S = 120  # how often one of the running workers looks for lost work
+RECOVERY_INTERVAL_S = 10  # how often one of the running workers looks for lost work
+DEQUEUE_BLOCK_S = 1  # an idle worker wakes this often: to look at its other queues, to maintain
+# Lost work is queued again within this of being lost, with any one worker alive and idle: the
+# recovery lock lapses (RECOVERY_INTERVAL_S - 1), a worker's next maintenance takes it (at most
+# RECOVERY_INTERVAL_S + DEQUEUE_BLOCK_S after its last), recovery waits out a fresh pop (POP_GRACE_S).
+RECOVERY_BOUND_S = 30
+assert RECOVERY_INTERVAL_S + DEQUEUE_BLOCK_S + POP_GRACE_S < RECOVERY_BOUND_S
+
+
+class ReliableQueue(Queue):
+    @classmethod
+    def dequeue_any(cls, queues, timeout, connection, job_class=None, serializer=None, death_penalty_class=None):
+        """rq's dequeue_any, but every pop moves the job into its queue's intermediate list."""
+        queues = list(queues)
+        while True:
+            popped = next(filter(None, (cls.lmove(connection, queue.key, None) for queue in queues)), None)
+            if popped is None:
+                if timeout is None:
+                    return None
+                popped = cls.lmove(connection, queues[0].key, min(timeout, DEQUEUE_BLOCK_S))  # raises DequeueTimeout
+            queue_key, job_id = map(as_text, popped)
+            queue = cls.from_queue_key(queue_key, connection=connection, job_class=job_class, serializer=serializer, death_penalty_class=death_penalty_class)
+            job = queue.fetch_job(job_id)
+            if job is not None:  # a job deleted while queued is skipped (rq's cleanup drops its id)
+                return job, queue
 
 
 class PbmWorker(SimpleWorker):
+    queue_class = ReliableQueue
     recovering = True
+
+    def prepare_job_execution(self, job, remove_from_intermediate_queue: bool = False) -> None:
+        # rq takes the job off its intermediate list only for one-queue workers, the only ones its
+        # own dequeue moves there; ours moves every job there.
+        super().prepare_job_execution(job, remove_from_intermediate_queue=True)
 
     def recover_now(self) -> list[str]:
         """At start: always (a worker that replaces a killed one must find its orphan at once)."""
@@ -36,7 +77,7 @@ class PbmWorker(SimpleWorker):
 
 def make_worker(connection, queues: tuple[str, ...] = QUEUES, recovering: bool = True) -> PbmWorker:
     worker = PbmWorker(
-        [Queue(name, connection=connection) for name in queues],
+        [ReliableQueue(name, connection=connection) for name in queues],
         connection=connection,
         maintenance_interval=RECOVERY_INTERVAL_S,
     )

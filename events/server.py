@@ -5,6 +5,9 @@ first pbm command that needs it, reused by every later one (so games persist bet
 and workers share it), and stopped only by `pbm server stop`. Its append-only file is on with
 `appendfsync everysec`: an acknowledged append survives the server being killed (the bytes are in
 the OS before the reply is sent); a crash of the whole machine can lose up to the last second.
+
+Every way Redis can fail pbm is told here once, as one line (`explain`, `RedisUnavailable`), for
+every front end and worker alike; a password in REDIS_URL never appears in it.
 """
 
 from __future__ import annotations
@@ -14,13 +17,18 @@ import os
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import platformdirs
 import redis
-from redis.backoff import NoBackoff
+from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.retry import Retry
 
 START_TIMEOUT_S = 15.0
+# A command whose connection drops is sent again, a few times, quickly. That is safe for pbm's
+# writes: the append and create scripts recognise themselves (events.store), so a resent command
+# is never applied twice. The same for every client, REDIS_URL's or the embedded server's.
+RETRY = Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), 3)
 
 
 def data_dir() -> Path:
@@ -28,17 +36,77 @@ def data_dir() -> Path:
     return Path(os.environ.get("PBM_HOME") or platformdirs.user_data_dir("pbm"))
 
 
+SCHEMES = ("redis", "rediss", "unix")
+
+
+class RedisUnavailable(Exception):
+    """Redis cannot do what pbm asked. The text is one line saying why and what to do, without
+    the password; what was being written was written whole or not at all."""
+
+
 def connect(url: str | None = None) -> redis.Redis:
     """A client for REDIS_URL (or `url`), else for the embedded server, started if need be."""
     url = url or os.environ.get("REDIS_URL")
     if url:
-        return redis.Redis.from_url(url)
-    return EmbeddedRedis(data_dir()).client()
+        scheme = urlsplit(url).scheme
+        if scheme not in SCHEMES:
+            raise RedisUnavailable(f"REDIS_URL must start with redis://, rediss:// or unix://, not {scheme + '://' if scheme else repr(redacted(url))}")
+        try:
+            return redis.Redis.from_url(url, retry=RETRY)
+        except ValueError as error:  # a port, a query option or a db that is not a number
+            raise RedisUnavailable(f"REDIS_URL {redacted(url)} is not a Redis URL: {error}") from None
+    try:
+        return EmbeddedRedis(data_dir()).client()
+    except (OSError, subprocess.CalledProcessError, RuntimeError) as error:
+        raise RedisUnavailable(f"cannot start the embedded Redis in {data_dir()}: {error}") from None
+
+
+def redacted(url: str) -> str:
+    """`url` with its password (if any) replaced by ***."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rpartition("@")[2]
+    return parts._replace(netloc=f"{user}:***@{host}").geturl()
 
 
 def describe(url: str | None = None) -> str:
     url = url or os.environ.get("REDIS_URL")
-    return f"Redis at {url}" if url else f"embedded Redis in {data_dir()}"
+    return f"Redis at {redacted(url)}" if url else f"embedded Redis in {data_dir()}"
+
+
+def explain(error: Exception, url: str | None = None) -> str:
+    """One line naming how Redis failed and what to do about it (for any redis-py error)."""
+    where = describe(url)
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if isinstance(error, RedisUnavailable):
+        return str(error)
+    if isinstance(error, redis.OutOfMemoryError) or "OOM command not allowed" in text:
+        return f"{where} is out of memory (maxmemory reached, eviction off): nothing was written; free memory or raise maxmemory"
+    if isinstance(error, redis.ReadOnlyError) or "READONLY" in text:
+        return f"{where} is a read-only replica: nothing was written; point REDIS_URL at the primary"
+    if "DB index is out of range" in text:
+        return f"{where} has no such database (DB index is out of range): use a number below its `databases` setting"
+    if isinstance(error, redis.AuthenticationError) or "NOAUTH" in text or "WRONGPASS" in text:
+        if "invalid username-password" in text or "WRONGPASS" in text:
+            return f"{where} refused the user name or password in REDIS_URL"
+        return f"{where} requires a password: give it in REDIS_URL (redis://:PASSWORD@host:port/db)"
+    if isinstance(error, redis.exceptions.NoPermissionError):
+        return f"{where} does not let this user run pbm's commands ({text})"
+    if isinstance(error, redis.BusyLoadingError):
+        return f"{where} is still loading its data: try again in a moment"
+    if isinstance(error, redis.InvalidResponse):
+        return f"{where} does not answer in the Redis protocol ({text}): is REDIS_URL the address of a Redis server?"
+    if isinstance(error, redis.TimeoutError):
+        return f"{where} did not answer in time ({text}): a command under way was applied whole or not at all"
+    if isinstance(error, redis.ConnectionError) and "connecting to" in text:
+        return f"cannot reach {where} ({text})"
+    if isinstance(error, redis.ConnectionError):
+        return f"lost the connection to {where} ({text}): a command under way was applied whole or not at all"
+    if "MISCONF" in text:
+        return f"{where} cannot write to its disk, so it refuses writes: nothing was written ({text})"
+    return f"{where} refused a command: {text}"
 
 
 class EmbeddedRedis:
@@ -53,7 +121,7 @@ class EmbeddedRedis:
     def _connection(self, retries: bool = True) -> redis.Redis:
         # Probes go without retries: redis-py's default backoff would turn "not running" (or "shut
         # down as asked") into seconds of waiting.
-        extra = {} if retries else {"retry": Retry(NoBackoff(), 0)}
+        extra = {"retry": RETRY if retries else Retry(NoBackoff(), 0)}
         return redis.Redis(unix_socket_path=str(self.socket), socket_connect_timeout=2, **extra)
 
     def running(self) -> bool:

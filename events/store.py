@@ -14,6 +14,9 @@ from events.envelope import Envelope, decode
 # KEYS: log, commands. ARGV: expected seq, command id ('' for none), then the envelopes' bytes.
 # Returns {0, next seq} appended | {1, first, count} a known command id | {2, current seq} conflict.
 # The success path costs three calls: XLEN, HSETNX (which is also the duplicate check), XADD.
+# An append whose first envelope is already at the expected seq, byte for byte, is this very
+# append sent again (redis-py resends a command whose reply a dropped connection lost): answered
+# as a known command, never as a conflict the caller would retry on the state it made itself.
 _APPEND = """
 local first = redis.call('XLEN', KEYS[1])
 local command_id = ARGV[2]
@@ -24,6 +27,8 @@ if first ~= tonumber(ARGV[1]) then
     local seq, n = string.match(done, '(%d+):(%d+)')
     return {1, tonumber(seq), tonumber(n)}
   end
+  local there = redis.call('XRANGE', KEYS[1], ARGV[1] .. '-1', ARGV[1] .. '-1')[1]
+  if there and there[2][2] == ARGV[3] then return {1, tonumber(ARGV[1]), count} end
   return {2, first}
 end
 if command_id ~= '' then
@@ -39,8 +44,13 @@ return {0, first + count}
 """
 
 # KEYS: log, seed, meta. ARGV: seed, slug, players, created, then the opening envelopes' bytes.
+# A log that starts with these very bytes and seed is this create sent again after a lost reply: done.
 _CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  local there = redis.call('XRANGE', KEYS[1], '0-1', '0-1')[1]
+  if there and there[2][2] == ARGV[5] and redis.call('GET', KEYS[2]) == ARGV[1] then return 1 end
+  return 0
+end
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[3], 'slug', ARGV[2], 'players', ARGV[3], 'created', ARGV[4])
 for i = 5, #ARGV do
@@ -107,12 +117,25 @@ class Store:
         # Indexed first (another hash slot, so not in the script): a crash in between leaves an id
         # the list skips, never an unlisted game.
         self.redis.zadd(keys.GAMES, {game_id: created_ms}, nx=True)
-        created = self._create(
-            keys=[keys.log(game_id), keys.seed(game_id), keys.meta(game_id)],
-            args=[seed, slug, players, created_ms, *envelopes],
-        )
+        try:
+            created = self._create(
+                keys=[keys.log(game_id), keys.seed(game_id), keys.meta(game_id)],
+                args=[seed, slug, players, created_ms, *envelopes],
+            )
+        except redis.RedisError:
+            self._unlist_if_absent(game_id)
+            raise
         if not created:
             raise Conflict(game_id, 0, self.length(game_id))
+
+    def _unlist_if_absent(self, game_id: str) -> None:
+        """After a failed create: take its id off the list (readers skip it anyway) if no log
+        came of it. Best effort: Redis may be the thing that failed."""
+        try:
+            if not self.redis.exists(keys.log(game_id)):
+                self.redis.zrem(keys.GAMES, game_id)
+        except redis.RedisError:
+            pass
 
     def command(self, game_id: str, command_id: str) -> Appended | None:
         """What a command id appended, if it was seen."""

@@ -5,8 +5,8 @@ heavy, until that command runs: every `pbm` call pays for what this module impor
 A command lives in a module of its own under pbm/ and is listed in COMMANDS; it is imported only
 when it is run, or when `pbm --help` lists it (so command modules import their heavy libraries,
 such as rq and matplotlib, inside the functions that use them). Every expected failure (unknown
-game, wrong seat, illegal or malformed move, bad deal file, unreachable Redis) is one line on stderr
-and a non-zero exit, with nothing written.
+game, wrong seat, illegal or malformed move, bad deal file, any way Redis fails: see
+events.server.explain) is one line on stderr and a non-zero exit, with nothing written.
 """
 
 from __future__ import annotations
@@ -50,9 +50,10 @@ def expected_errors() -> tuple[type[Exception], ...]:
     import core
     from events.codec import DecodeError
     from events.commands import UnknownGame
+    from events.server import RedisUnavailable
     from events.store import Conflict
 
-    return (core.IllegalMove, core.SetupError, Conflict, UnknownGame, DecodeError)
+    return (core.IllegalMove, core.SetupError, Conflict, UnknownGame, DecodeError, RedisUnavailable)
 
 
 class Cli(click.Group):
@@ -83,10 +84,10 @@ class Cli(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (redis.ConnectionError, redis.TimeoutError) as error:
+        except redis.RedisError as error:
             from events import server
 
-            fail(f"cannot reach {server.describe()}: {error}")
+            fail(server.explain(error))
         except Exception as error:
             if isinstance(error, expected_errors()):
                 fail(str(error))

@@ -177,7 +177,7 @@ def play(game_id: str, move: str, seat: int, command_id: str | None, as_json: bo
     if as_json:
         return emit_json({"seq": submitted.seq, "duplicate": submitted.duplicate, "report": lines, "view": table.view(seat)})
     if submitted.duplicate:
-        console.print("(already played: this command id was seen before)")
+        console.print("(already played: this command was recorded before, nothing new was written)")
     for line in lines:
         console.print(line, highlight=False)
     outcome = table.outcome

@@ -41,12 +41,15 @@ def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool
     from workers.worker import make_worker
 
     client = server.connect()
+    client.ping()  # a Redis that fails does so here, in one line, not inside rq (which warns and goes on)
     runner = make_worker(client, queues or QUEUES, recovering=not no_recover)
     if not no_recover:
         queued = runner.recover_now()
         if queued:
             errors.print(f"recovered {len(queued)} lost job(s)", highlight=False)
     runner.work(burst=burst, logging_level="INFO" if verbose else "WARNING")
+    if runner.redis_failure:
+        fail(runner.redis_failure)
 
 
 @click.command(name="recover")

@@ -78,6 +78,19 @@ def test_create_refuses_a_taken_id_and_lists_games(store: Store, game_id: str) -
     assert game_id in [g.game_id for g in store.games()]
 
 
+def test_a_create_or_append_sent_twice_is_done_once(store: Store, game_id: str) -> None:
+    """What redis-py does when a connection drops before the reply: it sends the command again."""
+    raw = sealed_bytes(game_id, 0, 3)
+    for _ in range(2):
+        store.create(game_id, "holly-oak", 3, 1234, seed=99, envelopes=raw[:2])
+    first = store.append(game_id, 2, raw[2:])
+    again = store.append(game_id, 2, raw[2:])
+    assert (first.duplicate, again.duplicate, again.first, again.count) == (False, True, 2, 1)
+    assert store.length(game_id) == 3 and [g.game_id for g in store.games()].count(game_id) == 1
+    with pytest.raises(Conflict):  # another append at a stale seq is still a conflict
+        store.append(game_id, 2, sealed_bytes(game_id, 2, 1, prev=b"\x01" * 32))
+
+
 def test_stored_bytes_decode_to_a_hash_chain(store: Store, game_id: str) -> None:
     store.append(game_id, 0, sealed_bytes(game_id, 0, 4))
     envelopes = store.read(game_id)

@@ -20,10 +20,15 @@ time instead of after rq's dequeue timeout (405 s by default).
 
 from __future__ import annotations
 
+import logging
+from contextlib import contextmanager
+
+import redis
 from rq import Queue, SimpleWorker
 from rq.utils import as_text
 
 from events import keys
+from events.server import explain
 from workers.dispatch import QUEUES
 from workers.recovery import POP_GRACE_S, recover
 
@@ -57,6 +62,19 @@ class ReliableQueue(Queue):
 class PbmWorker(SimpleWorker):
     queue_class = ReliableQueue
     recovering = True
+    redis_failure: str | None = None  # why rq's loop gave up, when Redis was the cause
+
+    def work(self, *args, **kwargs) -> bool:
+        with redis_errors_in_one_line(self):
+            return super().work(*args, **kwargs)
+
+    def handle_exception(self, job, *exc_info) -> None:
+        # A job that fails on Redis (out of memory, a read-only replica...) is logged as the one
+        # line that names the failure, not as a traceback of redis-py's internals.
+        if isinstance(exc_info[1], redis.RedisError):
+            self.log.error("Worker %s: job %s: %s", self.name, job.id, explain(exc_info[1]))
+            return
+        super().handle_exception(job, *exc_info)
 
     def prepare_job_execution(self, job, remove_from_intermediate_queue: bool = False) -> None:
         # rq takes the job off its intermediate list only for one-queue workers, the only ones its
@@ -83,3 +101,31 @@ def make_worker(connection, queues: tuple[str, ...] = QUEUES, recovering: bool =
     )
     worker.recovering = recovering
     return worker
+
+
+class _OneLine(logging.Filter):
+    """Rewrites rq's log records that carry a Redis error into events.server.explain's line; the
+    record of rq's loop giving up is kept by the worker (`pbm worker` ends with it) instead."""
+
+    def __init__(self, worker: PbmWorker) -> None:
+        super().__init__()
+        self.worker = worker
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, redis.RedisError):
+            self.worker.redis_failure = explain(error)
+            return False
+        if isinstance(record.args, tuple) and any(isinstance(arg, redis.RedisError) for arg in record.args):
+            record.args = tuple(explain(arg) if isinstance(arg, redis.RedisError) else arg for arg in record.args)
+        return True
+
+
+@contextmanager
+def redis_errors_in_one_line(worker: PbmWorker):
+    one_line = _OneLine(worker)
+    worker.log.addFilter(one_line)
+    try:
+        yield
+    finally:
+        worker.log.removeFilter(one_line)

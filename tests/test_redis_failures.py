@@ -226,13 +226,17 @@ def test_a_worker_whose_redis_runs_out_of_memory_mid_job_ends_with_one_line(tmp_
 def test_a_worker_that_loses_its_redis_says_so_in_one_line_per_try(tmp_path: Path) -> None:
     with redis_server() as (url, admin):
         worker = pbm_process(url, tmp_path, "worker", "--no-recover")
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(worker.stderr), daemon=True)
+        reader.start()
         try:
-            wait_until(lambda: admin.smembers("rq:workers"))
+            wait_until(lambda: admin.smembers("rq:workers"), timeout=60)
             admin.shutdown(nosave=True)
-            time.sleep(3)
+            wait_until(lambda: any("could not connect to Redis" in line for line in lines), timeout=60)
         finally:
             worker.terminate()
-            _out, err = worker.communicate(timeout=30)
-    assert "Traceback" not in err
-    lost = [line for line in err.splitlines() if "could not connect to Redis" in line]
-    assert lost and all("cannot reach Redis at" in line or "lost the connection" in line for line in lost), err
+            worker.wait(timeout=30)
+            reader.join(timeout=10)
+    assert not any("Traceback" in line for line in lines)
+    lost = [line for line in lines if "could not connect to Redis" in line]
+    assert all("cannot reach Redis at" in line or "lost the connection" in line for line in lost), lines

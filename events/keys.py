@@ -28,6 +28,22 @@ def meta(game_id: str) -> str:
     return f"{PREFIX}:{{{game_id}}}:meta"
 
 
+def seat_tokens(game_id: str) -> str:
+    """Hash: seat -> SHA-256 (hex) of its secret link token; the token itself is never stored."""
+    return f"{PREFIX}:{{{game_id}}}:seat-tokens"
+
+
+def contact(game_id: str, seat: int) -> str:
+    """Hash: a seat's personal data (name, email, webhook, webhook_secret): mutable, erasable,
+    never copied into the log."""
+    return f"{PREFIX}:{{{game_id}}}:contact:{seat}"
+
+
+def seat_rate(game_id: str, seat: int, token_digest: str, window: int) -> str:
+    """String with a TTL: how many moves one seat token sent in one time window (events/seats.py)."""
+    return f"{PREFIX}:{{{game_id}}}:rate:{seat}:{token_digest[:16]}:{window}"
+
+
 def entry_id(seq: int) -> str:
     return f"{seq}-1"
 

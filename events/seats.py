@@ -1,0 +1,141 @@
+"""The seat store: each human seat's secret link token and its personal data. It never logs, never
+stores a token (only its SHA-256) and never writes the event log.
+
+A token reads `<game id>.<seat>.<secret>`, the secret being 32 random bytes in lowercase base32
+without padding: lowercase letters, digits, '-' and '.', so the whole token is safe in a URL path
+and in the local part of a mail plus address (`pbm+<token>@example.org`), and survives a mail
+system that changes its case. It names its game and seat, so a lookup is one read of that game's
+hash; the secret's hash is compared in constant time. Issuing again replaces the hash at once: the
+old token stops working with the write.
+
+Personal data (a name, an e-mail address, a webhook and its signing secret) lives in a mutable hash
+per seat beside the log, so it can be changed or erased without touching history.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+import secrets
+import time
+
+import redis
+
+from events import keys
+
+SECRET_BYTES = 32
+SECRET_LENGTH = 52  # 32 bytes in base32, unpadded
+_GAME_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,99}")
+_TOKEN = re.compile(rf"({_GAME_ID.pattern})\.(0|[1-9][0-9]{{0,3}})\.([a-z2-7]{{{SECRET_LENGTH}}})")
+TOKEN_IN_TEXT = re.compile(rf"{_GAME_ID.pattern}\.[0-9]{{1,4}}\.[a-z2-7]{{{SECRET_LENGTH}}}", re.IGNORECASE)  # to redact
+CONTACT_FIELDS = ("name", "email", "webhook", "webhook_secret")
+
+
+class SeatError(ValueError):
+    """A seat store request that cannot be done (a game id a token cannot carry, a bad field)."""
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def parse(token: str) -> tuple[str, int] | None:
+    """(game id, seat) named by a well-formed token, None otherwise. Says nothing of its validity."""
+    if not isinstance(token, str):
+        return None
+    match = _TOKEN.fullmatch(token.strip().lower())
+    return None if match is None else (match.group(1), int(match.group(2)))
+
+
+class Seats:
+    def __init__(self, client: redis.Redis) -> None:
+        self.redis = client
+
+    def issue(self, game_id: str, seat: int) -> str:
+        """A fresh token for the seat; the seat's previous token stops working at once."""
+        if not _GAME_ID.fullmatch(game_id):
+            raise SeatError(f"game id {game_id!r} cannot go into a seat link (lowercase letters, digits and '-')")
+        if type(seat) is not int or not 0 <= seat < 10_000:
+            raise SeatError(f"no seat {seat!r}")
+        secret = base64.b32encode(secrets.token_bytes(SECRET_BYTES)).decode().rstrip("=").lower()
+        token = f"{game_id}.{seat}.{secret}"
+        self.redis.hset(keys.seat_tokens(game_id), str(seat), digest(token))
+        return token
+
+    def resolve(self, token: str) -> tuple[str, int] | None:
+        """(game id, seat) of a valid token; None for a malformed, unknown or replaced one."""
+        named = parse(token)
+        if named is None:
+            return None
+        stored = self.redis.hget(keys.seat_tokens(named[0]), str(named[1]))
+        return named if self._matches(token, stored) else None
+
+    def resolve_counting(self, token: str, window_s: int) -> tuple[str, int, int] | None:
+        """As resolve, and counts this request against the token in a window of `window_s`
+        seconds, in the same round trip: (game id, seat, requests in this window) or None.
+
+        The counter is keyed by the token's hash, so requests with a forged token for a seat
+        never spend that seat's allowance.
+        """
+        named = parse(token)
+        if named is None:
+            return None
+        game_id, seat = named
+        # One counter per fixed window (its number is in the key), so every EXPIRE may repeat.
+        window = int(time.time()) // window_s
+        counter = keys.seat_rate(game_id, seat, digest(token.strip().lower()), window)
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hget(keys.seat_tokens(game_id), str(seat))
+        pipe.incr(counter)
+        pipe.expire(counter, window_s * 2)
+        stored, count, _ = pipe.execute()
+        return (game_id, seat, count) if self._matches(token, stored) else None
+
+    def revoke(self, game_id: str, seat: int) -> None:
+        """The seat's token stops working and none replaces it (a seat handed to a bot)."""
+        self.redis.hdel(keys.seat_tokens(game_id), str(seat))
+
+    def issued(self, game_id: str) -> set[int]:
+        """The seats that have a working token."""
+        return {int(seat) for seat in self.redis.hkeys(keys.seat_tokens(game_id))}
+
+    @staticmethod
+    def _matches(token: str, stored: bytes | None) -> bool:
+        given = digest(token.strip().lower()).encode()
+        # Compared even when nothing is stored, so an unknown seat costs the same as a wrong secret.
+        return hmac.compare_digest(given, stored or b"-" * len(given)) and stored is not None
+
+    def set_contact(
+        self,
+        game_id: str,
+        seat: int,
+        name: str | None = None,
+        email: str | None = None,
+        webhook: str | None = None,
+        webhook_secret: str | None = None,
+    ) -> None:
+        """Set the given fields of the seat's personal data (None leaves a field as it is)."""
+        given = {"name": name, "email": email, "webhook": webhook, "webhook_secret": webhook_secret}
+        fields = {field: value for field, value in given.items() if value is not None}
+        for field, value in fields.items():
+            if not isinstance(value, str) or not value.isprintable() or len(value) > 1000:
+                raise SeatError(f"{field}: up to 1000 printable characters")
+        if fields:
+            self.redis.hset(keys.contact(game_id, seat), mapping=fields)
+
+    def contact(self, game_id: str, seat: int) -> dict[str, str]:
+        """The seat's personal data: only the fields that are set."""
+        raw = self.redis.hgetall(keys.contact(game_id, seat))
+        return {field.decode(): value.decode() for field, value in raw.items()}
+
+    def erase_contact(self, game_id: str, seat: int, *fields: str) -> None:
+        """Erase the named fields of the seat's personal data, or all of it."""
+        unknown = set(fields) - set(CONTACT_FIELDS)
+        if unknown:
+            raise SeatError(f"no contact field {sorted(unknown)[0]!r} (fields: {', '.join(CONTACT_FIELDS)})")
+        if fields:
+            self.redis.hdel(keys.contact(game_id, seat), *fields)
+        else:
+            self.redis.delete(keys.contact(game_id, seat))

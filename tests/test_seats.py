@@ -1,0 +1,120 @@
+"""The seat store on a real Redis: tokens that name their seat, stored only as hashes, replaced at
+once by a re-issue; and personal data kept beside the log, erasable."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from events import keys
+from events.seats import SeatError, Seats, parse
+
+
+@pytest.fixture
+def seats(redis_client) -> Seats:
+    return Seats(redis_client)
+
+
+def test_a_token_names_its_game_and_seat_and_is_safe_in_a_url_and_a_mail_address(seats: Seats, game_id: str):
+    token = seats.issue(game_id, 2)
+    assert token.startswith(f"{game_id}.2.")
+    assert re.fullmatch(r"[a-z0-9.-]+", token)
+    assert len(token.rsplit(".", 1)[1]) == 52  # 32 random bytes in base32, no padding
+    assert seats.resolve(token) == (game_id, 2)
+    assert seats.resolve(token.upper()) == (game_id, 2)  # a mail system may change the case
+    assert seats.resolve(f"  {token}\n") == (game_id, 2)
+
+
+def test_redis_keeps_only_the_tokens_hash(seats: Seats, game_id: str, redis_client):
+    token = seats.issue(game_id, 0)
+    secret = token.rsplit(".", 1)[1]
+    for key in redis_client.scan_iter(match=f"pbm:{{{game_id}}}:*"):
+        kind = redis_client.type(key)
+        if kind == b"hash":
+            stored = b" ".join(k + b" " + v for k, v in redis_client.hgetall(key).items())
+        elif kind == b"string":
+            stored = redis_client.get(key)
+        else:
+            continue
+        assert secret.encode() not in stored and token.encode() not in stored
+    assert redis_client.hget(keys.seat_tokens(game_id), "0") is not None
+
+
+def test_a_reissued_token_replaces_the_old_one_at_once(seats: Seats, game_id: str):
+    old = seats.issue(game_id, 1)
+    new = seats.issue(game_id, 1)
+    assert new != old
+    assert seats.resolve(old) is None
+    assert seats.resolve(new) == (game_id, 1)
+
+
+def test_bad_tokens_resolve_to_none_never_an_exception(seats: Seats, game_id: str, store):
+    token = seats.issue(game_id, 0)
+    other_game = f"{game_id}-other"
+    secret = token.rsplit(".", 1)[1]
+    flipped = secret[:-1] + ("a" if secret[-1] != "a" else "b")
+    bad = [
+        "",
+        "nonsense",
+        f"{game_id}.0.{flipped}",  # wrong secret
+        f"{game_id}.1.{secret}",  # another seat
+        f"{other_game}.0.{secret}",  # another game
+        f"{game_id}.0.{secret}x",
+        f"{game_id}.00.{secret}",
+        f"{game_id}.-1.{secret}",
+        f"{game_id}.0.{secret[:-1]}1",  # not base32
+        token + "\x00",
+        "é" * 80,
+        None,
+        12,
+    ]
+    for guess in bad:
+        assert seats.resolve(guess) is None, guess
+        assert seats.resolve_counting(guess, 10) is None, guess
+
+
+def test_revoke_leaves_the_seat_without_a_working_token(seats: Seats, game_id: str):
+    token = seats.issue(game_id, 0)
+    seats.issue(game_id, 1)
+    seats.revoke(game_id, 0)
+    assert seats.resolve(token) is None
+    assert seats.issued(game_id) == {1}
+
+
+def test_resolve_counting_counts_per_token(seats: Seats, game_id: str):
+    token = seats.issue(game_id, 0)
+    long_window = 10**9  # no window turns over during the test
+    assert [seats.resolve_counting(token, long_window)[2] for _ in range(3)] == [1, 2, 3]
+    other = seats.issue(game_id, 1)
+    assert seats.resolve_counting(other, long_window)[2] == 1
+
+
+def test_a_game_id_a_link_cannot_carry_is_refused(seats: Seats):
+    for game_id in ("Upper-Case", "dots.in.it", "", "space here"):
+        with pytest.raises(SeatError):
+            seats.issue(game_id, 0)
+
+
+def test_contacts_are_kept_beside_the_log_and_can_be_erased(seats: Seats, games, game_id: str, store):
+    games.create("holly-oak", 3, seed=1, game_id=game_id)
+    seats.set_contact(game_id, 0, name="Ann", email="ann@example.org", webhook="https://example.org/h", webhook_secret="s3")
+    seats.set_contact(game_id, 0, name="Annie")  # None leaves the other fields
+    assert seats.contact(game_id, 0) == {
+        "name": "Annie", "email": "ann@example.org", "webhook": "https://example.org/h", "webhook_secret": "s3",
+    }
+    raw_log = b"".join(raw for _seq, raw in store.read_raw(game_id))
+    assert b"ann@example.org" not in raw_log and b"example.org/h" not in raw_log
+    seats.erase_contact(game_id, 0, "email")
+    assert "email" not in seats.contact(game_id, 0)
+    seats.erase_contact(game_id, 0)
+    assert seats.contact(game_id, 0) == {}
+    with pytest.raises(SeatError):
+        seats.erase_contact(game_id, 0, "phone")
+    with pytest.raises(SeatError):
+        seats.set_contact(game_id, 0, name="line\nbreak")
+
+
+def test_parse_reads_game_and_seat(game_id: str):
+    assert parse(f"{game_id}.12.{'a' * 52}") == (game_id, 12)
+    assert parse(f"{game_id}.12.{'a' * 51}") is None

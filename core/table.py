@@ -148,6 +148,8 @@ def narrate(game: Game, state: Any, event: Any, seat: int | None) -> str:
     if isinstance(event, SeedRevealed):
         return f"the seed is revealed: {event.seed}"
     if isinstance(event, BotsSeated):
+        if not event.bots:
+            return "people play every seat"
         return "bots play " + ", ".join(f"seat {seat} ({kind})" for seat, kind in event.bots)
     return game.narrate(state, event, seat)
 

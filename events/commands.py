@@ -157,6 +157,36 @@ class Games:
             return Submitted(appended.first, sealed, duplicate=False)
         raise conflict  # every retry lost a race: a storm of writers; nothing was appended
 
+    def seat_bots(self, game_id: str, bots: Mapping[int, str], command_id: str | None = None) -> Submitted:
+        """Hand seats to bots, or back to people, from here on: appends a BotsSeated holding the
+        whole new mapping (seat -> bot kind; a seat left out is a person's), which replaces the
+        one before it. Then dispatches, so a bot whose turn it is now gets its job.
+
+        Which kinds exist is the workers' business (workers.bots.check_seats checks them first).
+        A repeated `command_id` appends nothing again. SetupError for a bad seat or a game over.
+        """
+        conflict = None
+        for _attempt in range(RETRIES):
+            table, last_hash = self._load(game_id)
+            if table.outcome is not None:
+                return self._done_or_raise(game_id, command_id, core.SetupError(f"game {game_id} is over: its seats stay as they were"))
+            event = bots_seated(bots, table.players)
+            sealed = self._seal(game_id, table.seq, last_hash, [event], None, None, command_id)
+            if event.bots:
+                self.store.mark_bots(game_id)  # before the append: recovery must not miss this game
+            try:
+                appended = self.store.append(game_id, table.seq, [e.encode() for e in sealed], command_id)
+            except Conflict as lost:
+                conflict = lost
+                continue
+            if appended.duplicate:
+                return self._read_done(game_id, appended.first, appended.count)
+            table.extend([event])
+            self._remember(game_id, table, sealed[-1].hash)
+            self._dispatch(game_id, table)
+            return Submitted(appended.first, sealed, duplicate=False)
+        raise conflict
+
     def _done_or_raise(self, game_id: str, command_id: str | None, error: Exception) -> Submitted:
         done = None if command_id is None else self.store.command(game_id, command_id)
         if done is None:

@@ -137,6 +137,11 @@ class Store:
         except redis.RedisError:
             pass
 
+    def mark_bots(self, game_id: str) -> None:
+        """Note in the listing that bots play in this game (recovery looks there for bot seats
+        handed over after the opening)."""
+        self.redis.hset(keys.meta(game_id), "bots", 1)
+
     def command(self, game_id: str, command_id: str) -> Appended | None:
         """What a command id appended, if it was seen."""
         raw = self.redis.hget(keys.commands(game_id), command_id)

@@ -108,10 +108,11 @@ class Log:
         return core.table.narrate(self.game, before, self.events[seq], seat)
 
     def commands(self) -> list[tuple[int, int]]:
-        """(first seq, count) of every command: a command's first envelope names its move."""
-        starts = [env.seq for env in self.envelopes if env.command is not None]
-        ends = starts[1:] + [len(self.envelopes)]
-        return list(zip(starts, (end - start for start, end in zip(starts, ends))))
+        """(first seq, count) of every command: a command's first envelope names its move; it
+        ends at the next command or at a seat handed over (a BotsSeated is nobody's move)."""
+        bounds = [env.seq for env in self.envelopes if env.command is not None or env.kind == core.BotsSeated.kind]
+        pairs = zip(bounds, bounds[1:] + [len(self.envelopes)])
+        return [(start, end - start) for start, end in pairs if self.envelopes[start].command is not None]
 
     def integrity(self) -> list[tuple[int, str]]:
         """(seq, problem) for every envelope out of place or off the hash chain, in log order."""

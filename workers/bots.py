@@ -79,12 +79,12 @@ def check_seats(bots: Mapping[int, str]) -> dict[int, str]:
 
 
 def bot_seats(events: list) -> dict[int, str]:
-    """seat -> bot kind, as the log records it (later records override earlier ones)."""
-    seats: dict[int, str] = {}
-    for event in events:
+    """seat -> bot kind, as the log records it: the latest BotsSeated holds the whole mapping
+    (a seat handed back to a person is left out of it)."""
+    for event in reversed(events):
         if isinstance(event, core.BotsSeated):
-            seats.update(dict(event.bots))
-    return seats
+            return dict(event.bots)
+    return {}
 
 
 def bot_random(game_id: str, seq: int, seat: int) -> random.Random:

@@ -63,12 +63,13 @@ def needs_look(connection: redis.Redis, game_id: str) -> bool:
     pipe.xrevrange(keys.log(game_id), count=1)
     pipe.xrange(keys.log(game_id), count=OPENING_EVENTS)
     pipe.exists(keys.summary(game_id))
-    last, opening, summarized = pipe.execute()
+    pipe.hexists(keys.meta(game_id), "bots")  # set when seats are handed to bots mid-game
+    last, opening, summarized, handed_over = pipe.execute()
     if not last:
         return False  # created but never written (a crash between index and log)
     if kind_of(last[0]) == "pbm.seed_revealed":
         return not summarized
-    return any(kind_of(entry) == "pbm.bots_seated" for entry in opening)
+    return handed_over or any(kind_of(entry) == "pbm.bots_seated" for entry in opening)
 
 
 def kind_of(entry: tuple) -> str:

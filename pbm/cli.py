@@ -39,6 +39,7 @@ COMMANDS = {
     "simulate": "pbm.worker_cli:simulate",
     "replay": "pbm.replay_cli:replay",
     "server": "pbm.server_cli:server_group",
+    "serve": "pbm.serve_cli:serve",
 }
 
 console = Console()

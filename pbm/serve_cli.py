@@ -1,0 +1,52 @@
+"""`pbm serve`: the web front end (pbm/web) on uvicorn. Imports fastapi and uvicorn only when run,
+so the rest of the CLI starts without them.
+
+Its access log never shows a seat's token: a token in a request path (a seat's page link) is
+replaced by `<token>` before the line is written.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+
+import click
+
+from events import server as redis_server
+from events.seats import TOKEN_IN_TEXT
+
+
+
+class HideTokens(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = tuple(TOKEN_IN_TEXT.sub("<token>", a) if isinstance(a, str) else a for a in record.args)
+        record.msg = TOKEN_IN_TEXT.sub("<token>", str(record.msg))
+        return True
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free one).")
+def serve(host: str, port: int) -> None:
+    """Serve the JSON API and the seats' pages. Operators: set PBM_ADMIN_TOKEN."""
+    import uvicorn
+
+    from pbm.web import create_app
+
+    app = create_app()
+    listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    bound = listener.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"pbm serving on http://{shown}:{bound} ({redis_server.describe()})", err=False)
+    config = uvicorn.Config(app, log_level="info", server_header=False)
+    server = uvicorn.Server(config)
+    logging.getLogger("uvicorn.access").addFilter(HideTokens())
+    server.run(sockets=[listener])
+
+

@@ -1,0 +1,7 @@
+"""The web front end: the JSON API (and, beside it, the seat's pages), an ASGI app over the command
+path. It decides nothing: a request becomes Games.submit or a view. Nothing else in pbm imports it.
+"""
+
+from pbm.web.app import create_app
+
+__all__ = ["create_app"]

@@ -1,0 +1,108 @@
+"""The ASGI app: create_app() wires the routers, the error answers and the request size limit over
+one Server context. It holds no game state of its own beyond the command path's table cache.
+
+Front ends add their routes here with one include_router line (the seat's pages: pbm/web/pages.py).
+"""
+
+from __future__ import annotations
+
+import os
+
+import redis
+from fastapi import FastAPI
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from events import server as redis_server
+from events.commands import Games
+from events.seats import Seats
+from events.store import Store
+from pbm.web import api, errors
+from pbm.web.context import Server
+
+MAX_BODY_BYTES = 16 * 1024  # a move or a new game's seats: far below this
+
+
+def create_app(
+    client: redis.Redis | None = None,
+    *,
+    games: Games | None = None,
+    admin_token: str | None = None,
+    public_url: str | None = None,
+    moves_per_window: int | None = None,
+    move_window_s: int = 10,
+) -> FastAPI:
+    """The app over `client` (default: REDIS_URL or the embedded Redis). `games` defaults to a
+    dispatching command path on that client; settings default to PBM_ADMIN_TOKEN, PBM_PUBLIC_URL
+    and PBM_MOVES_PER_10S."""
+    client = client or redis_server.connect()
+    if games is None:
+        from workers.dispatch import Dispatcher  # rq is the workers' dependency, loaded only here
+
+        games = Games(Store(client), dispatch=Dispatcher(client))
+    context = Server(
+        games=games,
+        seats=Seats(client),
+        admin_token=admin_token if admin_token is not None else os.environ.get("PBM_ADMIN_TOKEN"),
+        public_url=public_url or os.environ.get("PBM_PUBLIC_URL"),
+        moves_per_window=moves_per_window or int(os.environ.get("PBM_MOVES_PER_10S", "30")),
+        move_window_s=move_window_s,
+    )
+    app = FastAPI(title="pbm", summary="Board and card games played a move a day", version="1")
+    app.state.pbm = context
+    errors.install(app)
+    app.include_router(api.router)
+    app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    return app
+
+
+class BodyLimit:
+    """Refuses a request body over `limit` bytes with 413, by its Content-Length or as it streams."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            return await self._refuse(send)
+        seen = 0
+        started = False
+
+        async def counted_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise BodyTooLarge(self.limit)
+            return message
+
+        async def tracked_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, tracked_send)
+        except BodyTooLarge:
+            if not started:
+                await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        response = errors.error(413, f"request body over {self.limit} bytes")
+        await response({"type": "http"}, _no_body, send)
+
+
+class BodyTooLarge(HTTPException):
+    """Raised while the body streams in: FastAPI passes an HTTPException on to the error answers."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"request body over {limit} bytes")
+
+
+async def _no_body() -> Message:
+    return {"type": "http.disconnect"}

@@ -1,0 +1,92 @@
+"""The web front end's errors: every expected failure becomes a JSON body `{"error": <one line>}`
+with the right status, never a traceback. It never puts a token into a message.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import redis
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+import core
+from events.codec import DecodeError
+from events.commands import UnknownGame
+from events.seats import SeatError
+from events.store import Conflict
+
+log = logging.getLogger("pbm.web")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers
+
+
+def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+# Errors of the layers below, by the status they answer.
+STATUS = (
+    (Conflict, 409),
+    (UnknownGame, 404),
+    (core.IllegalMove, 422),
+    (core.SetupError, 422),
+    (SeatError, 422),
+    (DecodeError, 500),
+)
+
+
+def redis_failure(failure: redis.RedisError) -> str:
+    """One line naming what went wrong with the store (never its address's secrets)."""
+    text = str(failure).splitlines()[0] if str(failure) else ""
+    return f"the game store is unavailable ({type(failure).__name__}{': ' + text if text else ''})"
+
+
+def validation_message(failure: RequestValidationError) -> str:
+    problems = failure.errors()
+    if not problems:
+        return "bad request"
+    first = problems[0]
+    where = ".".join(str(part) for part in first.get("loc", ()) if part != "body") or "body"
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return f"{where}: {first.get('msg', 'invalid')}{more}"
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, failure: ApiError) -> JSONResponse:
+        return error(failure.status, failure.message, failure.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, failure: RequestValidationError) -> JSONResponse:
+        return error(422, validation_message(failure))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_request: Request, failure: HTTPException) -> JSONResponse:
+        return error(failure.status_code, str(failure.detail), getattr(failure, "headers", None))
+
+    @app.exception_handler(redis.RedisError)
+    async def store_down(_request: Request, failure: redis.RedisError) -> JSONResponse:
+        message = redis_failure(failure)
+        log.error("%s", message)
+        return error(503, message)
+
+    for kind, status in STATUS:
+        app.add_exception_handler(kind, _answer(status))
+
+
+def _answer(status: int):
+    async def handler(_request: Request, failure: Exception) -> JSONResponse:
+        if status >= 500:
+            log.error("%s: %s", type(failure).__name__, failure)
+        return error(status, str(failure))
+
+    return handler

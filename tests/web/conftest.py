@@ -1,0 +1,38 @@
+"""Fixtures for the web front end: the real ASGI app over the test Redis, driven in process."""
+
+from __future__ import annotations
+
+import pytest
+
+from events.commands import Games
+from events.store import Store
+
+from fastapi.testclient import TestClient
+
+from pbm.web import create_app
+
+ADMIN = "test-admin-token"
+
+
+@pytest.fixture
+def app(store: Store):
+    # No dispatcher: these tests play every seat themselves (bots through rq are tested with a worker).
+    return create_app(store.redis, games=Games(store), admin_token=ADMIN)
+
+
+@pytest.fixture
+def client(app) -> TestClient:
+    with TestClient(app) as client:
+        yield client
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def new_game(client: TestClient, game: str = "holly-oak", seats: list[dict] | None = None, **extra) -> dict:
+    seats = seats or [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}]
+    body = {"game": game, "players": len(seats), "seats": seats, **extra}
+    response = client.post("/api/games", json=body, headers=bearer(ADMIN))
+    assert response.status_code == 201, response.text
+    return response.json()

@@ -1,0 +1,211 @@
+"""The player's and the operator's JSON API through the real ASGI app on the real (test) Redis."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+
+import pytest
+import redis
+
+from events.commands import Games
+from events.seats import Seats
+from events.store import Store
+from pbm.web import create_app
+from tests.web.conftest import ADMIN, TestClient, bearer, new_game
+
+
+def test_creating_a_game_answers_each_human_seats_link_once(client: TestClient, store: Store):
+    created = new_game(client, seats=[
+        {"name": "Ann", "email": "ann@example.org"},
+        {"name": "Bob", "webhook": "https://example.org/hook"},
+        {"name": "Robo", "bot": "random"},
+    ])
+    game_id = created["game_id"]
+    ann, bob, robo = created["seats"]
+    assert ann["url"].endswith(f"/play/{ann['token']}") and ann["token"].startswith(f"{game_id}.0.")
+    assert "token" not in robo and robo["bot"] == "random"
+    assert len(bob["webhook_secret"]) == 64
+    seats = Seats(store.redis)
+    assert seats.resolve(ann["token"]) == (game_id, 0)
+    assert seats.contact(game_id, 0) == {"name": "Ann", "email": "ann@example.org"}
+    raw_log = b"".join(raw for _seq, raw in store.read_raw(game_id))
+    for secret in ("ann@example.org", "example.org/hook", ann["token"], bob["token"], bob["webhook_secret"]):
+        assert secret.encode() not in raw_log
+
+
+@pytest.mark.parametrize(
+    "body, reason",
+    [
+        ({"game": "chess", "players": 2, "seats": [{"name": "a"}, {"name": "b"}]}, "unknown game"),
+        ({"game": "holly-oak", "players": 3, "seats": [{"name": "a"}]}, "1 given for 3 players"),
+        ({"game": "holly-oak", "players": 2, "seats": [{"name": "a"}, {"name": "b"}]}, "players"),
+        ({"game": "holly-oak", "players": 3, "seats": [{"name": "a"}, {"name": "b"}, {"name": "c", "bot": "genius"}]}, "unknown bot kind"),
+        ({"game": "holly-oak", "players": 3, "seats": [{"name": "a"}] * 3, "options": {"nope": 1}}, "no option"),
+        ({"game": "holly-oak", "players": 3, "seats": [{"name": "a"}] * 3, "colour": "red"}, "colour"),
+    ],
+)
+def test_a_bad_new_game_is_refused_with_the_reason(client: TestClient, store: Store, body, reason):
+    before = store.redis.zcard("pbm:games")
+    response = client.post("/api/games", json=body, headers=bearer(ADMIN))
+    assert response.status_code == 422 and reason in response.json()["error"], response.text
+    assert "\n" not in response.json()["error"]
+    assert store.redis.zcard("pbm:games") == before
+
+
+def test_the_operators_api_wants_the_admin_token(client: TestClient, store: Store):
+    body = {"game": "tranquility", "players": 2, "seats": [{"name": "a"}, {"name": "b"}]}
+    for headers in ({}, bearer("wrong"), {"Authorization": ADMIN}):
+        response = client.post("/api/games", json=body, headers=headers)
+        assert response.status_code == 401 and response.json()["error"]
+    off = TestClient(create_app(store.redis, games=Games(store), admin_token=""))
+    response = off.post("/api/games", json=body, headers=bearer(""))
+    assert response.status_code == 401 and "PBM_ADMIN_TOKEN" in response.json()["error"]
+
+
+def test_me_is_the_seats_view_and_its_report(client: TestClient, app):
+    created = new_game(client)
+    games = app.state.pbm.games
+    for seat in created["seats"]:
+        response = client.get("/api/me", headers=bearer(seat["token"]))
+        assert response.status_code == 200
+        me = response.json()
+        table = games.table(created["game_id"])
+        assert me["game_id"] == created["game_id"] and me["seat"] == seat["seat"]
+        assert me["view"] == json.loads(json.dumps(table.view(seat["seat"])))
+        assert me["report"] == [line for _s, line in table.narrate(seat["seat"])]
+    log = client.get("/api/me/log", headers=bearer(created["seats"][1]["token"])).json()
+    assert [entry["seq"] for entry in log["log"]] == list(range(table.seq))
+
+
+def first_to_act(client: TestClient, created: dict) -> tuple[dict, dict]:
+    for seat in created["seats"]:
+        me = client.get("/api/me", headers=bearer(seat["token"])).json()
+        if me["view"]["legal_moves"]:
+            return seat, me
+    raise AssertionError("nobody to act")
+
+
+def test_a_move_is_played_once_and_refusals_change_nothing(client: TestClient, store: Store):
+    created = new_game(client)
+    game_id = created["game_id"]
+    seat, me = first_to_act(client, created)
+    headers = bearer(seat["token"])
+    seq = me["view"]["seq"]
+
+    refused = client.post("/api/me/moves", json={"move": "play 99Xx"}, headers=headers)
+    assert refused.status_code == 422 and refused.json()["error"]
+    stale = client.post("/api/me/moves", json={"move": me["view"]["legal_moves"][0], "expected_seq": seq - 1}, headers=headers)
+    assert stale.status_code == 409 and f"seq {seq}" in stale.json()["error"]
+    assert store.length(game_id) == seq
+
+    move = {"move": me["view"]["legal_moves"][0], "expected_seq": seq}
+    played = client.post("/api/me/moves", json=move, headers=headers | {"Idempotency-Key": "k1"})
+    assert played.status_code == 200, played.text
+    answer = played.json()
+    assert answer["seq"] == seq and not answer["duplicate"] and answer["report"]
+    assert answer["view"]["seq"] == store.length(game_id) > seq
+    again = client.post("/api/me/moves", json=move, headers=headers | {"Idempotency-Key": "k1"})
+    assert again.status_code == 200 and again.json()["duplicate"] and again.json()["seq"] == seq
+    assert store.length(game_id) == answer["view"]["seq"]
+    envelopes = store.read(game_id)
+    assert envelopes[seq].command == move["move"] and envelopes[seq].actor == seat["seat"]
+
+
+def test_one_seats_idempotency_key_is_not_another_seats(client: TestClient, store: Store):
+    created = new_game(client, game="tranquility", seats=[{"name": "a"}, {"name": "b"}], seed=8)
+    seat, me = first_to_act(client, created)
+    client.post("/api/me/moves", json={"move": me["view"]["legal_moves"][0]}, headers=bearer(seat["token"]) | {"Idempotency-Key": "same"})
+    other, other_me = first_to_act(client, created)
+    while other["seat"] == seat["seat"]:  # a seat may act twice in a row
+        client.post("/api/me/moves", json={"move": other_me["view"]["legal_moves"][0]}, headers=bearer(seat["token"]))
+        other, other_me = first_to_act(client, created)
+    response = client.post("/api/me/moves", json={"move": other_me["view"]["legal_moves"][0]}, headers=bearer(other["token"]) | {"Idempotency-Key": "same"})
+    assert response.status_code == 200 and not response.json()["duplicate"]
+    assert store.read(created["game_id"])[response.json()["seq"]].actor == other["seat"]
+
+
+def flip_last(token: str) -> str:
+    return token[:-1] + ("b" if token[-1] == "a" else "a")
+
+
+def test_bad_reissued_and_other_games_tokens_get_the_same_401(client: TestClient, store: Store):
+    one, two = new_game(client), new_game(client)
+    old = one["seats"][0]["token"]
+    Seats(store.redis).issue(one["game_id"], 0)
+    secret = old.rsplit(".", 1)[1]
+    guesses = [
+        old,  # re-issued
+        f"{two['game_id']}.0.{secret}",  # another game's
+        flip_last(two["seats"][1]["token"]),  # a wrong secret
+        "garbage",
+        "",
+    ]
+    answers = set()
+    for guess in guesses:
+        for method, path, body in (("GET", "/api/me", None), ("GET", "/api/me/log", None), ("POST", "/api/me/moves", {"move": "x"})):
+            response = client.request(method, path, json=body, headers=bearer(guess) if guess else {})
+            assert response.status_code == 401
+            answers.add(response.text)
+            assert secret not in response.text
+    assert len(answers) == 1
+
+
+def test_a_body_over_the_limit_is_refused(client: TestClient):
+    created = new_game(client)
+    headers = bearer(created["seats"][0]["token"]) | {"Content-Type": "application/json"}
+    response = client.post("/api/me/moves", content=json.dumps({"move": "x" * 20_000}), headers=headers)
+    assert response.status_code == 413 and "bytes" in response.json()["error"]
+
+    def chunks():  # no Content-Length: counted as it streams
+        yield b'{"move": "'
+        for _ in range(40):
+            yield b"x" * 1000
+        yield b'"}'
+
+    streamed = client.post("/api/me/moves", content=chunks(), headers=headers)
+    assert streamed.status_code == 413
+
+
+def test_a_flooding_seat_gets_429(store: Store):
+    client = TestClient(create_app(store.redis, games=Games(store), admin_token=ADMIN, moves_per_window=3, move_window_s=600))
+    created = new_game(client)
+    token = created["seats"][0]["token"]
+    codes = [client.post("/api/me/moves", json={"move": "nonsense"}, headers=bearer(token)).status_code for _ in range(5)]
+    assert codes == [422, 422, 422, 429, 429]
+    response = client.post("/api/me/moves", json={"move": "nonsense"}, headers=bearer(token))
+    assert response.headers["Retry-After"] == "600"
+    # Another seat's allowance is its own.
+    other = client.post("/api/me/moves", json={"move": "nonsense"}, headers=bearer(created["seats"][1]["token"]))
+    assert other.status_code == 422
+
+
+def test_malformed_requests_get_one_line_json_errors(client: TestClient):
+    created = new_game(client)
+    headers = bearer(created["seats"][0]["token"])
+    for content in (b"{", b"[]", b'{"move": 3}', b'{"move": "a", "extra": 1}', b'{"move": "a", "expected_seq": -1}'):
+        response = client.post("/api/me/moves", content=content, headers=headers | {"Content-Type": "application/json"})
+        assert response.status_code == 422, content
+        assert "\n" not in response.json()["error"]
+    response = client.post("/api/me/moves", json={"move": "a"}, headers=headers | {"Idempotency-Key": "x" * 300})
+    assert response.status_code == 422
+
+
+def test_a_lost_redis_is_a_503_with_one_line(store: Store):
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    gone = redis.Redis(port=port, socket_connect_timeout=0.5)
+    client = TestClient(create_app(gone, games=Games(Store(gone)), admin_token=ADMIN))
+    response = client.get("/api/me", headers=bearer(f"some-game.0.{'a' * 52}"))
+    assert response.status_code == 503
+    assert response.json()["error"].startswith("the game store is unavailable (ConnectionError")
+
+
+def test_the_cli_does_not_load_the_web_stack():
+    probe = "import sys, pbm.cli; print(sorted(m for m in ('fastapi', 'uvicorn', 'starlette', 'jinja2') if m in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

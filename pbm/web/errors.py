@@ -16,6 +16,7 @@ import core
 from events.codec import DecodeError
 from events.commands import UnknownGame
 from events.seats import SeatError
+from events.server import RedisUnavailable, explain
 from events.store import Conflict
 
 log = logging.getLogger("pbm.web")
@@ -44,12 +45,6 @@ STATUS = (
 )
 
 
-def redis_failure(failure: redis.RedisError) -> str:
-    """One line naming what went wrong with the store (never its address's secrets)."""
-    text = str(failure).splitlines()[0] if str(failure) else ""
-    return f"the game store is unavailable ({type(failure).__name__}{': ' + text if text else ''})"
-
-
 def validation_message(failure: RequestValidationError) -> str:
     problems = failure.errors()
     if not problems:
@@ -73,11 +68,13 @@ def install(app: FastAPI) -> None:
     async def http_error(_request: Request, failure: HTTPException) -> JSONResponse:
         return error(failure.status_code, str(failure.detail), getattr(failure, "headers", None))
 
-    @app.exception_handler(redis.RedisError)
-    async def store_down(_request: Request, failure: redis.RedisError) -> JSONResponse:
-        message = redis_failure(failure)
+    async def store_down(_request: Request, failure: Exception) -> JSONResponse:
+        message = explain(failure)  # one line, without the password
         log.error("%s", message)
         return error(503, message)
+
+    app.add_exception_handler(redis.RedisError, store_down)
+    app.add_exception_handler(RedisUnavailable, store_down)
 
     for kind, status in STATUS:
         app.add_exception_handler(kind, _answer(status))

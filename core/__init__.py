@@ -12,13 +12,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from core import table as _table
-from core.contract import BotsSeated, Game, GameStarted, IllegalMove, OptionValue, Outcome, SeedRevealed, SetupError
+from core.contract import BotsSeated, BrokenLog, Game, GameStarted, IllegalMove, OptionValue, Outcome, SeedRevealed, SetupError
 from core.games import GAMES
 from core.rng import Rng, commitment
 from core.table import Table
 
 __all__ = [
     "BotsSeated",
+    "BrokenLog",
     "GAMES",
     "Game",
     "GameStarted",

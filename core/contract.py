@@ -37,6 +37,15 @@ class SetupError(ValueError):
     """A table that cannot start: unknown game, wrong player count, bad option or bad deal."""
 
 
+class BrokenLog(ValueError):
+    """Events that do not fold into a state of their game: a damaged or forged log (evolve trusts
+    its log, so a forged event can make it fail anywhere). The text names the seq and the event."""
+
+    def __init__(self, seq: int, kind: str, error: Exception) -> None:
+        super().__init__(f"seq {seq} ({kind}) does not apply: {type(error).__name__}: {error}")
+        self.seq = seq
+
+
 @attrs.frozen
 class Outcome:
     scores: tuple[int, ...]

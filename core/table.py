@@ -8,6 +8,7 @@ from typing import Any
 
 from core.contract import (
     BotsSeated,
+    BrokenLog,
     Game,
     GameStarted,
     IllegalMove,
@@ -94,11 +95,18 @@ class Table:
         return events
 
     def extend(self, events: Iterable[Any]) -> None:
-        """Apply events already decided (from the log); never validates."""
+        """Apply events already decided (from the log); never validates the rules, but an event
+        that does not fold (a forged log) raises BrokenLog and leaves the table as it was."""
         state = self.state
         new = list(events)
-        for event in new:
-            state = apply(self.game, state, event)
+        index = 0
+        try:
+            for index, event in enumerate(new):
+                state = apply(self.game, state, event)
+        except SetupError:
+            raise  # the options of a new table refused (a board that does not parse): say so as such
+        except Exception as error:  # whatever a forged event makes evolve trip over
+            raise BrokenLog(self.seq + index, new[index].kind, error) from None
         self.state = state
         self.events.extend(new)
 

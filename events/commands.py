@@ -31,6 +31,15 @@ class UnknownGame(LookupError):
         super().__init__(f"no game {game_id!r} (see `pbm list`)")
 
 
+class UnreadableGame(ValueError):
+    """A stored log that does not make a game: undecodable bytes, a forged or damaged event.
+    Readers list it as unreadable with this reason; nobody can play it."""
+
+    def __init__(self, game_id: str, reason: str) -> None:
+        super().__init__(f"game {game_id} is unreadable: {reason}")
+        self.reason = reason
+
+
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -220,6 +229,13 @@ class Games:
         """The table and its last hash, brought up to date from the log. With `known_at`, a table
         held at exactly that seq is used unread: the append that follows carries that seq as its
         expectation, so the store refuses it if the log moved on (one round trip saved a move)."""
+        try:
+            return self._fold(game_id, known_at)
+        except (DecodeError, core.BrokenLog, core.SetupError) as error:
+            self._tables.pop(game_id, None)
+            raise UnreadableGame(game_id, str(error)) from None
+
+    def _fold(self, game_id: str, known_at: int | None) -> tuple[Table, bytes]:
         cached = self._tables.get(game_id)
         if cached is not None and cached[0].seq == known_at:
             return cached
@@ -239,8 +255,9 @@ class Games:
             raise UnknownGame(game_id)
         started = envelopes[0].event
         if not isinstance(started, core.GameStarted):
-            raise DecodeError(f"game {game_id}: its log starts with {envelopes[0].kind}, not a game's start")
+            raise DecodeError(f"its log starts with {envelopes[0].kind}, not a game's start")
         table = core.replay_table(started.game, [e.event for e in envelopes], seed=self.store.seed(game_id))
+        check_holds_together(table)
         self._remember(game_id, table, envelopes[-1].hash)
         return table, envelopes[-1].hash
 
@@ -253,3 +270,12 @@ class Games:
     def _dispatch(self, game_id: str, table: Table) -> None:
         if self.dispatch is not None:
             self.dispatch(game_id, table)
+
+
+def check_holds_together(table: Table) -> None:
+    """BrokenLog if a folded state cannot say whose turn it is, who won or what a spectator sees:
+    a forged log can fold without an error into a state the rules then trip over."""
+    try:
+        table.to_act, table.outcome, table.view(None)
+    except Exception as error:  # whatever an inconsistent state makes the rules trip over
+        raise core.BrokenLog(table.seq - 1, "the state it folds to", error) from None

@@ -44,6 +44,17 @@ def seat_rate(game_id: str, seat: int, token_digest: str, window: int) -> str:
     return f"{PREFIX}:{{{game_id}}}:rate:{seat}:{token_digest[:16]}:{window}"
 
 
+def unverified(game_id: str) -> str:
+    """String: why an imported log failed verification. A game with one was kept for forensics
+    (`pbm replay import --unverified`) and is never played: the append script refuses it."""
+    return f"{PREFIX}:{{{game_id}}}:unverified"
+
+
+def replaced(game_id: str, what: str, time_ms: int) -> str:
+    """The log (or seed) a forced import replaced, kept under this key (same hash tag)."""
+    return f"{PREFIX}:{{{game_id}}}:{what}:replaced:{time_ms}"
+
+
 def entry_id(seq: int) -> str:
     return f"{seq}-1"
 

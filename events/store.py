@@ -11,13 +11,15 @@ import redis
 from events import keys
 from events.envelope import Envelope, decode
 
-# KEYS: log, commands. ARGV: expected seq, command id ('' for none), then the envelopes' bytes.
-# Returns {0, next seq} appended | {1, first, count} a known command id | {2, current seq} conflict.
+# KEYS: log, commands, unverified. ARGV: expected seq, command id ('' for none), then the envelopes.
+# Returns {0, next seq} appended | {1, first, count} a known command id | {2, current seq} conflict
+# | {3} a game imported unverified, never played.
 # The success path costs three calls: XLEN, HSETNX (which is also the duplicate check), XADD.
 # An append whose first envelope is already at the expected seq, byte for byte, is this very
 # append sent again (redis-py resends a command whose reply a dropped connection lost): answered
 # as a known command, never as a conflict the caller would retry on the state it made itself.
 _APPEND = """
+if redis.call('EXISTS', KEYS[3]) == 1 then return {3} end
 local first = redis.call('XLEN', KEYS[1])
 local command_id = ARGV[2]
 local count = #ARGV - 2
@@ -69,6 +71,13 @@ class Conflict(Exception):
         self.actual = actual
 
 
+class NotPlayable(Exception):
+    """A game kept for forensics only (imported unverified): nothing is ever appended to it."""
+
+    def __init__(self, game_id: str, reason: str) -> None:
+        super().__init__(f"game {game_id} was imported unverified, for forensics: it is never played ({reason})")
+
+
 @attrs.frozen
 class Appended:
     first: int
@@ -83,6 +92,7 @@ class GameInfo:
     players: int
     created_ms: int
     length: int
+    unverified: str | None = None  # why verification failed, for a game imported unverified
 
 
 class Store:
@@ -102,9 +112,11 @@ class Store:
         if not envelopes:
             raise ValueError("nothing to append")
         reply = self._append(
-            keys=[keys.log(game_id), keys.commands(game_id)],
+            keys=[keys.log(game_id), keys.commands(game_id), keys.unverified(game_id)],
             args=[expected_seq, command_id or "", *envelopes],
         )
+        if reply[0] == 3:
+            raise NotPlayable(game_id, self.unverified(game_id) or "no reason kept")
         if reply[0] == 2:
             raise Conflict(game_id, expected_seq, reply[1])
         if reply[0] == 1:
@@ -159,6 +171,11 @@ class Store:
     def read(self, game_id: str, start: int = 0, stop: int | None = None) -> list[Envelope]:
         return [decode(raw) for _seq, raw in self.read_raw(game_id, start, stop)]
 
+    def unverified(self, game_id: str) -> str | None:
+        """Why the game's imported log failed verification, if it was imported unverified."""
+        raw = self.redis.get(keys.unverified(game_id))
+        return None if raw is None else raw.decode()
+
     def length(self, game_id: str) -> int:
         return self.redis.xlen(keys.log(game_id))
 
@@ -170,7 +187,8 @@ class Store:
         pipe = self.redis.pipeline(transaction=False)
         pipe.hgetall(keys.meta(game_id))
         pipe.xlen(keys.log(game_id))
-        meta, length = pipe.execute()
+        pipe.get(keys.unverified(game_id))
+        meta, length, unverified = pipe.execute()
         if not meta or not length:
             return None
         return GameInfo(
@@ -179,6 +197,7 @@ class Store:
             int(meta[b"players"]),
             int(meta[b"created"]),
             length,
+            None if unverified is None else unverified.decode(),
         )
 
     def games(self) -> list[GameInfo]:

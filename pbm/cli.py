@@ -50,11 +50,11 @@ def expected_errors() -> tuple[type[Exception], ...]:
     """The errors a user can cause: imported when one is raised, since a command has loaded them."""
     import core
     from events.codec import DecodeError
-    from events.commands import UnknownGame
+    from events.commands import UnknownGame, UnreadableGame
     from events.server import RedisUnavailable
-    from events.store import Conflict
+    from events.store import Conflict, NotPlayable
 
-    return (core.IllegalMove, core.SetupError, Conflict, UnknownGame, DecodeError, RedisUnavailable)
+    return (core.IllegalMove, core.SetupError, Conflict, UnknownGame, UnreadableGame, NotPlayable, DecodeError, RedisUnavailable)
 
 
 class Cli(click.Group):

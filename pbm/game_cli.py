@@ -14,7 +14,7 @@ import click
 from rich.table import Table as RichTable
 
 import core
-from events.codec import DecodeError
+from events.commands import UnreadableGame
 from pbm.cli import console, emit_json, open_games
 from pbm.view_text import outcome_text, render_view, seats_text
 from workers.bots import parse_seats
@@ -123,11 +123,13 @@ def list_games(as_json: bool) -> None:
     rows = []
     for info in games_.store.games():
         row: dict[str, Any] = {"game_id": info.game_id, "game": info.slug, "players": info.players, "seq": info.length}
+        if info.unverified is not None:
+            row["unverified"] = info.unverified
         try:
             table = games_.table(info.game_id)
-        except (DecodeError, core.SetupError) as error:
+        except UnreadableGame as error:
             # One damaged log must not hide the others: list it, say what is wrong.
-            rows.append(row | {"error": str(error)})
+            rows.append(row | {"error": error.reason})
             continue
         outcome = table.outcome
         rows.append(row | {"to_act": list(table.to_act), "outcome": None if outcome is None else outcome.to_dict()})
@@ -144,6 +146,8 @@ def list_games(as_json: bool) -> None:
 def status_text(row: dict[str, Any]) -> str:
     if "error" in row:
         return f"unreadable: {row['error']}"
+    if "unverified" in row:
+        return f"imported unverified, never played: {row['unverified']}"
     outcome = row["outcome"]
     if outcome is None:
         return "waiting for " + seats_text(row["to_act"])

@@ -32,7 +32,7 @@ class ReplayGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (BadLog, archive.AlreadyThere) as error:
+        except (BadLog, archive.Refused) as error:
             fail(str(error))
         except OSError as error:  # an -o path that cannot be written
             fail(f"{error.filename or 'file'}: {error.strerror or error}")
@@ -211,12 +211,19 @@ def export_(game_id: str, path: str) -> None:
 
 @replay.command(name="import")
 @click.argument("path", metavar="FILE", type=click.Path(dir_okay=False))
-@click.option("--replace", is_flag=True, help="Overwrite a game with the same id.")
-def import_(path: str, replace: bool) -> None:
-    """Load a replay file into the log under its own game id (refused if the id exists)."""
-    log = archive.read(path)
-    archive.restore(store().redis, log, replace=replace)
-    console.print(f"imported {log.game_id}: {len(log.events)} events of {log.game.slug}", highlight=False)
+@click.option("--replace", is_flag=True, help="Overwrite a game with the same id (refused if it has events the file lacks).")
+@click.option("--force", is_flag=True, help="With --replace: drop such events too; the old log is kept under another key.")
+@click.option("--unverified", is_flag=True, help="Keep a log that fails verification, for forensics: marked, never played.")
+def import_(path: str, replace: bool, force: bool, unverified: bool) -> None:
+    """Load a replay file into the log under its own game id, once `pbm replay verify` passes it
+    (refused if the id exists)."""
+    log = archive.read_unchecked(path) if unverified else archive.read(path)
+    kept = archive.restore(store().redis, log, replace=replace, force=force, unverified=unverified)
+    marked = store().unverified(log.game_id)
+    note = f" (unverified, kept for forensics and never played: {marked})" if marked else ""
+    console.print(f"imported {log.game_id}: {len(log.events)} events of {log.game.slug}{note}", highlight=False, soft_wrap=True)
+    if kept:
+        console.print(kept, highlight=False, soft_wrap=True)
 
 
 @replay.command()

@@ -15,6 +15,7 @@ of another game. Only `restore` writes, and it writes a whole verified log or no
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from events.codec import DecodeError
 from events.envelope import from_value
 from events.store import Store
 from replays.log import BadLog, Log, from_store
+from replays.verify import FAIL, Report, verify
 
 MAGIC = "pbm-replay"
 VERSION = 1
@@ -33,8 +35,9 @@ MAGIC_BYTES = codec.pack(MAGIC)
 SUFFIX = ".pbmlog"  # the usual name ending of a replay file (nothing depends on it)
 
 
-class AlreadyThere(ValueError):
-    """An import onto a game id that exists; nothing was written."""
+class Refused(ValueError):
+    """An import refused (a log that fails verification, a taken id, events it would drop);
+    nothing was written."""
 
 
 def header(log: Log) -> dict[str, Any]:
@@ -137,24 +140,54 @@ def _check_header(head: Any, source: str) -> int:
     return head["events"]
 
 
-def restore(client: redis.Redis, log: Log, replace: bool = False) -> None:
-    """Write `log` (integrity checked) into Redis as game `log.game_id`, with its command ids,
-    its list entry and, once revealed, its seed. All or nothing; AlreadyThere for a taken id
-    unless `replace`."""
-    log.check_integrity()
+def restore(client: redis.Redis, log: Log, replace: bool = False, force: bool = False, unverified: bool = False) -> str | None:
+    """Write `log` into Redis as game `log.game_id`, with its command ids, its list entry and,
+    once revealed, its seed: all or nothing, and only once `replays.verify` passes it.
+
+    Refused (Refused, nothing written): a log verify rejects, unless `unverified` (then it is kept
+    for forensics, marked, and never played); a taken id, unless `replace`; a replace that would
+    drop events the stored game has and the file lacks, unless `force` (then the old log and seed
+    are kept under other keys). Returns what was kept aside, as a sentence, or None."""
+    report = verify(log)
+    failure = None if report.ok else _first_failure(report)
+    if failure is not None and not unverified:
+        first = "" if report.first_bad_seq is None else f" at seq {report.first_bad_seq}"
+        raise Refused(f"{log.source}: not imported: it fails verification{first} ({failure}); `pbm replay verify` tells all, --unverified keeps it for forensics, never played")
     game_id = log.game_id
     raw = log.raw if log.raw is not None else [env.encode() for env in log.envelopes]
-    game_keys = [keys.log(game_id), keys.commands(game_id), keys.seed(game_id), keys.meta(game_id)]
+    log_key, seed_key = keys.log(game_id), keys.seed(game_id)
     created = log.envelopes[0].time_ms
     with client.pipeline(transaction=True) as pipe:
-        # WATCH: an id created between the check and the write makes the transaction fail.
-        pipe.watch(keys.log(game_id))
-        if pipe.exists(keys.log(game_id)) and not replace:
-            raise AlreadyThere(f"game {game_id} exists already: nothing imported (--replace overwrites it)")
+        # WATCH: a write to the game between this look and the import makes the transaction fail.
+        pipe.watch(log_key, seed_key)
+        stored = {keys.seq_of(entry): fields[b"e"] for entry, fields in pipe.xrange(log_key)}
+        if stored and not replace:
+            raise Refused(f"game {game_id} exists already: nothing imported (--replace overwrites it)")
+        dropped = _first_dropped(stored, raw)
+        if dropped is not None and not force:
+            raise Refused(
+                f"game {game_id} in Redis has events from seq {dropped} on that this file lacks: nothing imported "
+                "(--force replaces it all the same and keeps the old log under another key)"
+            )
+        had_seed = bool(pipe.exists(seed_key))
         pipe.multi()
-        pipe.delete(*game_keys)
+        kept = None
+        if dropped is not None:
+            stamp = time.time_ns() // 1_000_000
+            kept_keys = [keys.replaced(game_id, "log", stamp)]
+            pipe.rename(log_key, kept_keys[0])
+            if had_seed:
+                kept_keys.append(keys.replaced(game_id, "seed", stamp))
+                pipe.rename(seed_key, kept_keys[1])
+            kept = f"the old log of {game_id} ({len(stored)} events) is kept under {' and its seed under '.join(kept_keys)}"
+            pipe.delete(keys.seat_tokens(game_id))  # the old game's seat links do not open this one
+        # A replace that only adds events keeps the running game's secret seed: its log is a
+        # prefix of this one, so the seed matches the same commitment.
+        pipe.delete(log_key, keys.commands(game_id), keys.meta(game_id), keys.unverified(game_id))
+        if dropped is not None or log.revealed_seed is not None:
+            pipe.delete(seed_key)
         for seq, data in enumerate(raw):
-            pipe.xadd(keys.log(game_id), {"e": data}, id=keys.entry_id(seq))
+            pipe.xadd(log_key, {"e": data}, id=keys.entry_id(seq))
         done = {
             log.envelopes[first].command_id: f"{first}:{count}"
             for first, count in log.commands()
@@ -164,9 +197,25 @@ def restore(client: redis.Redis, log: Log, replace: bool = False) -> None:
             pipe.hset(keys.commands(game_id), mapping=done)
         pipe.hset(keys.meta(game_id), mapping={"slug": log.game.slug, "players": log.started.players, "created": created})
         if log.revealed_seed is not None:
-            pipe.set(keys.seed(game_id), str(log.revealed_seed))
+            pipe.set(seed_key, str(log.revealed_seed))
+        if failure is not None:
+            pipe.set(keys.unverified(game_id), failure)
         pipe.zadd(keys.GAMES, {game_id: created})
         try:
             pipe.execute()
         except redis.WatchError:
-            raise AlreadyThere(f"game {game_id} was created while importing: nothing imported") from None
+            raise Refused(f"game {game_id} was written to while importing: nothing imported") from None
+    return kept
+
+
+def _first_failure(report: Report) -> str:
+    """The failing finding at the first bad seq, as a line without its status."""
+    failed = [f for f in report.findings if f.status == FAIL]
+    first = min(failed, key=lambda f: (f.seq is None, f.seq or 0))
+    return first.line().removeprefix(FAIL).strip()
+
+
+def _first_dropped(stored: dict[int, bytes], raw: list[bytes]) -> int | None:
+    """The first seq of the stored log whose event the file does not have there, byte for byte;
+    None if the file holds every stored event."""
+    return next((seq for seq, data in stored.items() if seq >= len(raw) or raw[seq] != data), None)

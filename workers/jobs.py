@@ -9,9 +9,9 @@ import time
 import redis
 from rq import get_current_job
 
-from events.commands import Games
+from events.commands import Games, UnreadableGame
 from events.server import connect
-from events.store import Conflict, Store
+from events.store import Conflict, NotPlayable, Store
 from workers import analytics, bots
 from workers.dispatch import Dispatcher, turn_command_id
 
@@ -36,7 +36,10 @@ def current_connection() -> redis.Redis:
 def take_turn(game_id: str, seq: int, seat: int) -> dict:
     """Play `seat`'s move at `seq` if the game still waits for it there; else do nothing."""
     games = games_for(current_connection())
-    table = games.table_at(game_id, seq)
+    try:
+        table = games.table_at(game_id, seq)
+    except UnreadableGame as error:  # a broken log: nobody plays it, the job is done
+        return {"status": "unplayable", "reason": str(error)}
     if table.seq != seq or seat not in table.to_act:
         done = games.store.command(game_id, turn_command_id(seq, seat))
         if done is not None:
@@ -54,6 +57,8 @@ def take_turn(game_id: str, seq: int, seat: int) -> dict:
         submitted = games.submit(game_id, seat, move, command_id=turn_command_id(seq, seat), expected_seq=seq)
     except Conflict:
         return {"status": "stale"}
+    except NotPlayable as error:
+        return {"status": "unplayable", "reason": str(error)}
     if submitted.duplicate:
         games.dispatch(game_id, games.table(game_id))
     return {"status": "played", "move": move, "think_ms": round(think_ms, 3), "duplicate": submitted.duplicate}

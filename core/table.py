@@ -17,6 +17,7 @@ from core.contract import (
     SeedRevealed,
     SetupError,
 )
+from core.bounds import check_move_text, check_salts, check_value
 from core.rng import NoRng, Rng, commitment, seed_from_hex, seed_hex
 
 
@@ -73,6 +74,7 @@ class Table:
 
     def _decided(self, seat: int, text: str) -> tuple[list[Any], Any]:
         """The events of the move and the state they lead to (folded once, to see if the game ends)."""
+        check_move_text(text)
         self.check_seat(seat)
         if self.outcome is not None:
             raise IllegalMove("the game is over")
@@ -169,6 +171,7 @@ def resolve_options(game: Game, options: Mapping[str, OptionValue] | None) -> di
             known = ", ".join(sorted(game.options)) or "none"
             raise SetupError(f"{game.slug} has no option {name!r} (options: {known})")
         default = game.options[name]
+        check_value(value, f"option {name!r}")
         if type(value) is not type(default):
             raise SetupError(f"option {name!r} takes a {type(default).__name__}, not {value!r}")
         chosen[name] = value
@@ -195,25 +198,16 @@ def new_table(
         options=tuple(sorted(chosen.items())),
         seed_commitment=commitment(seed),
         fixed_deal=deal is not None,
-        salts=checked_salts(salts),
+        salts=check_salts(salts),
     )
-    table = Table(game, [], None, seed)
-    table.extend([started])
     if deal is not None and not isinstance(deal, Mapping):
         raise SetupError(f"a deal is a mapping, not {type(deal).__name__}")
+    if deal is not None:
+        check_value(deal, "the deal")
+    table = Table(game, [], None, seed)
+    table.extend([started])
     table.extend(game.setup(players, chosen, deal, table.rng()))
     return table
-
-
-MAX_SALT_LENGTH = 200
-
-
-def checked_salts(salts: Iterable[str]) -> tuple[str, ...]:
-    salts = tuple(salts)
-    for salt in salts:
-        if not isinstance(salt, str) or not 0 < len(salt) <= MAX_SALT_LENGTH or not salt.isprintable():
-            raise SetupError(f"a salt is 1 to {MAX_SALT_LENGTH} printable characters, not {salt!r}")
-    return salts
 
 
 def replay_table(game: Game, events: Iterable[Any], seed: int | None = None) -> Table:

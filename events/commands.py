@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 import core
+from core.bounds import check_command_id
 from core.table import Table
 from events import envelope
 from events.codec import DecodeError
@@ -138,6 +139,7 @@ class Games:
         Without `expected_seq` a lost race is retried on the new state (where the move may have
         become illegal). A repeated `command_id` returns what it appended the first time.
         """
+        check_command_id(command_id)
         conflict = None
         for _attempt in range(RETRIES):
             table, last_hash = self._load(game_id, known_at=expected_seq)
@@ -174,6 +176,7 @@ class Games:
         Which kinds exist is the workers' business (workers.bots.check_seats checks them first).
         A repeated `command_id` appends nothing again. SetupError for a bad seat or a game over.
         """
+        check_command_id(command_id)
         conflict = None
         for _attempt in range(RETRIES):
             table, last_hash = self._load(game_id)

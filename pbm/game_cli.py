@@ -5,15 +5,14 @@ writes nothing itself.
 
 from __future__ import annotations
 
-import json
 import random
-from pathlib import Path
 from typing import Any
 
 import click
 from rich.table import Table as RichTable
 
 import core
+from core import bounds
 from events.commands import UnreadableGame
 from pbm.cli import console, emit_json, open_games
 from pbm.view_text import outcome_text, render_view, seats_text
@@ -59,26 +58,27 @@ def parse_options(game: core.Game, pairs: tuple[str, ...]) -> dict[str, Any]:
                 raise core.SetupError(f"option {name} is true or false, not {text!r}")
             chosen[name] = text.lower() in ("true", "yes", "1", "on")
         elif isinstance(default, int):
-            if not text.lstrip("-").isdigit():
-                raise core.SetupError(f"option {name} is a whole number, not {text!r}")
-            chosen[name] = int(text)
+            chosen[name] = bounds.parse_int(text, f"option {name}")
         else:
             chosen[name] = read_text(text[1:], f"option {name}") if text.startswith("@") else text
     return chosen
 
 
-def read_text(path: str, what: str) -> str:
+def read_file(path: str, what: str) -> bytes:
+    """A file's bytes, up to one byte past the size limit (so bounds can refuse it)."""
     try:
-        return Path(path).read_text()
+        with open(path, "rb") as file:
+            return file.read(bounds.MAX_DOCUMENT_BYTES + 1)
     except OSError as error:
         raise core.SetupError(f"{what}: cannot read {path}: {error.strerror}") from None
 
 
+def read_text(path: str, what: str) -> str:
+    return bounds.text_of(read_file(path, what), f"{what}: {path}")
+
+
 def read_deal(path: str) -> dict[str, Any]:
-    try:
-        deal = json.loads(read_text(path, "--deal"))
-    except json.JSONDecodeError as error:
-        raise core.SetupError(f"--deal {path}: not JSON ({error})") from None
+    deal = bounds.parse_json(read_file(path, "--deal"), f"--deal {path}")
     if not isinstance(deal, dict):
         raise core.SetupError(f"--deal {path}: a deal is a JSON object")
     return deal

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 import attrs
 
 import core
+from core import bounds
 from core.table import Table
 
 KINDS = ("random", "heuristic", "ismcts")
@@ -63,8 +64,8 @@ def parse_seats(pairs: tuple[str, ...] | list[str], players: int) -> dict[int, s
     for pair in pairs:
         seat_text, sep, kind = pair.partition("=")
         if not sep or not seat_text.strip().isdigit():
-            raise core.SetupError(f"--bot takes SEAT=KIND (e.g. 1=random), not {pair!r}")
-        seat = int(seat_text)
+            raise core.SetupError(f"--bot takes SEAT=KIND (e.g. 1=random), not {bounds.shown(pair)}")
+        seat = bounds.parse_int(seat_text, "--bot's seat")
         if not 0 <= seat < players:
             raise core.SetupError(f"--bot {pair}: this table has seats 0 to {players - 1}")
         if seat in bots:

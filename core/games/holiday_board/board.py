@@ -15,13 +15,13 @@ Other keys ("about", "house_links") are notes for people and are ignored.
 from __future__ import annotations
 
 import functools
-import json
 import re
 from importlib import resources
 from typing import Any
 
 import attrs
 
+from core.bounds import parse_json
 from core.contract import SetupError
 
 DEFAULT_DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -76,10 +76,7 @@ def fail(message: str) -> SetupError:
 
 def parse_board(text: str) -> Board:
     """The board a JSON text describes; SetupError naming the first problem found."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise fail(f"not valid JSON ({error})") from None
+    data = parse_json(text, "board")
     if not isinstance(data, dict):
         raise fail("expected a JSON object with 'cities' and 'cards'")
     days = parse_days(data.get("days", list(DEFAULT_DAYS)))

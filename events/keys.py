@@ -39,6 +39,11 @@ def contact(game_id: str, seat: int) -> str:
     return f"{PREFIX}:{{{game_id}}}:contact:{seat}"
 
 
+def access(game_id: str) -> str:
+    """Hash: who may look at a game besides its seats: `spectators` set when its creator allows."""
+    return f"{PREFIX}:{{{game_id}}}:access"
+
+
 def seat_rate(game_id: str, seat: int, token_digest: str, window: int) -> str:
     """String with a TTL: how many moves one seat token sent in one time window (events/seats.py)."""
     return f"{PREFIX}:{{{game_id}}}:rate:{seat}:{token_digest[:16]}:{window}"

@@ -23,6 +23,7 @@ import time
 
 import redis
 
+import core
 from events import keys
 
 SECRET_BYTES = 32
@@ -33,7 +34,7 @@ TOKEN_IN_TEXT = re.compile(rf"{_GAME_ID.pattern}\.[0-9]{{1,4}}\.[a-z2-7]{{{SECRE
 CONTACT_FIELDS = ("name", "email", "webhook", "webhook_secret")
 
 
-class SeatError(ValueError):
+class SeatError(core.SetupError):
     """A seat store request that cannot be done (a game id a token cannot carry, a bad field)."""
 
 
@@ -106,6 +107,16 @@ class Seats:
         given = digest(token.strip().lower()).encode()
         # Compared even when nothing is stored, so an unknown seat costs the same as a wrong secret.
         return hmac.compare_digest(given, stored or b"-" * len(given)) and stored is not None
+
+    def open_to_spectators(self, game_id: str, allowed: bool = True) -> None:
+        """Let anyone see the game's public view and story (the creator's choice), or stop it."""
+        if allowed:
+            self.redis.hset(keys.access(game_id), "spectators", 1)
+        else:
+            self.redis.hdel(keys.access(game_id), "spectators")
+
+    def spectators_allowed(self, game_id: str) -> bool:
+        return bool(self.redis.hexists(keys.access(game_id), "spectators"))
 
     def set_contact(
         self,

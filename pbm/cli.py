@@ -40,6 +40,8 @@ COMMANDS = {
     "replay": "pbm.replay_cli:replay",
     "server": "pbm.server_cli:server_group",
     "serve": "pbm.serve_cli:serve",
+    "invite": "pbm.seat_cli:invite",
+    "seat": "pbm.seat_cli:seat",
 }
 
 console = Console()

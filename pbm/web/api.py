@@ -1,4 +1,4 @@
-"""The JSON API: a seat's own endpoints (/api/me...) and the operator's (/api/games...). Each
+"""The player's JSON API (/api/me...): a seat's view, its story and its moves, by its token. Each
 endpoint turns a request into one call of the command path or one view; the rules are not here.
 
 The endpoints are `async` on purpose: they call the (synchronous) command path inline on the event
@@ -9,19 +9,17 @@ Redis round trips, and a thread pool would only add hand-offs.
 
 from __future__ import annotations
 
-import secrets
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field
 
 from pbm import turn_report
-from pbm.web.auth import SeatAccess, admin, me, mover
-from pbm.web.context import Server
+from pbm.web.auth import SeatAccess, me, mover
 from pbm.web.errors import ApiError
-from workers.bots import check_seats
+from workers.bots import bot_seats
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api/me")
 Text = Annotated[str, Field(min_length=1, max_length=200)]
 
 
@@ -32,23 +30,6 @@ class Strict(BaseModel):
 class Move(Strict):
     move: Text
     expected_seq: Annotated[int, Field(ge=0, le=10**9)] | None = None
-
-
-class SeatSpec(Strict):
-    name: Annotated[str, Field(min_length=1, max_length=100)]
-    email: Annotated[str, Field(min_length=3, max_length=320)] | None = None
-    webhook: Annotated[str, Field(min_length=8, max_length=2000, pattern=r"^https?://")] | None = None
-    bot: Annotated[str, Field(min_length=1, max_length=40)] | None = None
-
-
-class NewGame(Strict):
-    game: Annotated[str, Field(min_length=1, max_length=40)]
-    players: Annotated[int, Field(ge=1, le=100)]
-    seats: Annotated[list[SeatSpec], Field(min_length=1, max_length=100)]
-    options: dict[Annotated[str, Field(max_length=40)], StrictBool | StrictInt | StrictStr] | None = Field(None, max_length=20)
-    seed: Annotated[int, Field(ge=0, lt=2**256)] | None = None
-    # "deadline" (DESIGN.md, clocks) belongs to the clocks' issue: it is added here and answered
-    # in seat_view when clocks land.
 
 
 def command_id(seat: int, idempotency_key: str | None) -> str | None:
@@ -72,24 +53,31 @@ def seat_view(access: SeatAccess) -> dict[str, Any]:
     }
 
 
-@router.get("/me", summary="Your seat: its view and what happened since your last move")
+@router.get("", summary="Your seat: its view and what happened since your last move")
 async def get_me(access: SeatAccess = Depends(me)) -> dict[str, Any]:
     return seat_view(access)
 
 
-@router.get("/me/log", summary="The whole story of your game, as your seat may see it")
+@router.get("/log", summary="The whole story of your game, as your seat may see it")
 async def get_my_log(access: SeatAccess = Depends(me)) -> dict[str, Any]:
     table = access.server.games.table(access.game_id)
     return {"game_id": access.game_id, "seat": access.seat, "log": turn_report.story(table, access.seat)}
 
 
-@router.post("/me/moves", summary="Play a move for your seat")
+@router.post("/moves", summary="Play a move for your seat")
 async def post_move(
     body: Move,
     access: SeatAccess = Depends(mover),
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
 ) -> dict[str, Any]:
     games = access.server.games
+    # A seat handed to a bot is the bot's until the operator hands it back: its person's link
+    # still shows the game but plays no move (it would race the bot's job). Held at
+    # expected_seq, the table is checked without a read.
+    table = games.table_at(access.game_id, body.expected_seq)
+    kind = bot_seats(table.events).get(access.seat)
+    if kind is not None:
+        raise ApiError(409, f"seat {access.seat} is played by a bot ({kind}) now: ask the game's operator to hand it back")
     submitted = games.submit(
         access.game_id,
         access.seat,
@@ -105,26 +93,3 @@ async def post_move(
         "view": table.view(access.seat),
         "report": turn_report.lines_between(table, access.seat, submitted.seq, stop),
     }
-
-
-@router.post("/games", status_code=201, summary="Create a game (operator)")
-async def create_game(body: NewGame, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
-    if len(body.seats) != body.players:
-        raise ApiError(422, f"seats: {len(body.seats)} given for {body.players} players")
-    bots = check_seats({seat: spec.bot for seat, spec in enumerate(body.seats) if spec.bot is not None})
-    game_id = server.games.create(body.game, body.players, seed=body.seed, options=body.options, bots=bots)
-    answered = []
-    for seat, spec in enumerate(body.seats):
-        webhook_secret = secrets.token_hex(32) if spec.webhook else None
-        server.seats.set_contact(game_id, seat, name=spec.name, email=spec.email, webhook=spec.webhook, webhook_secret=webhook_secret)
-        if seat in bots:
-            answered.append({"seat": seat, "name": spec.name, "bot": bots[seat]})
-            continue
-        token = server.seats.issue(game_id, seat)
-        entry = {"seat": seat, "name": spec.name, "token": token, "url": server.link(request, token)}
-        if webhook_secret:
-            entry["webhook_secret"] = webhook_secret  # answered once, like the token
-        answered.append(entry)
-    return {"game_id": game_id, "game": body.game, "seats": answered}
-
-

@@ -17,7 +17,7 @@ from events import server as redis_server
 from events.commands import Games
 from events.seats import Seats
 from events.store import Store
-from pbm.web import api, errors
+from pbm.web import api, errors, operator
 from pbm.web.context import Server
 
 MAX_BODY_BYTES = 16 * 1024  # a move or a new game's seats: far below this
@@ -52,6 +52,8 @@ def create_app(
     app.state.pbm = context
     errors.install(app)
     app.include_router(api.router)
+    app.include_router(operator.router)
+    app.include_router(operator.spectators)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     return app
 

@@ -9,6 +9,7 @@ from fastapi import Request
 
 from events.commands import Games
 from events.seats import Seats
+from pbm import seating
 
 
 @attrs.define
@@ -25,7 +26,7 @@ class Server:
 
     def link(self, request: Request, token: str) -> str:
         """A seat's link: its page (pbm/web/pages.py)."""
-        return f"{self.base_url(request)}/play/{token}"
+        return seating.link(self.base_url(request), token)
 
 
 def current(request: Request) -> Server:

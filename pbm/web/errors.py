@@ -15,7 +15,6 @@ from starlette.exceptions import HTTPException
 import core
 from events.codec import DecodeError
 from events.commands import UnknownGame
-from events.seats import SeatError
 from events.server import RedisUnavailable, explain
 from events.store import Conflict
 
@@ -40,7 +39,6 @@ STATUS = (
     (UnknownGame, 404),
     (core.IllegalMove, 422),
     (core.SetupError, 422),
-    (SeatError, 422),
     (DecodeError, 500),
 )
 

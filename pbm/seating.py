@@ -1,0 +1,54 @@
+"""Who sits where, for the operator: a seat's fresh link, a seat handed to a bot or back. Shared
+by the web API and the CLI, so both do exactly the same; it writes through the command path and
+the seat store only, and never logs a token.
+"""
+
+from __future__ import annotations
+
+import os
+
+import core
+from core.table import Table
+from events.commands import Games
+from events.seats import Seats
+from workers.bots import bot_seats, check_seats
+
+DEFAULT_BASE_URL = "http://127.0.0.1:8000"
+
+
+def link(base_url: str | None, token: str) -> str:
+    """A seat's link: its page under the server's public address (PBM_PUBLIC_URL)."""
+    base = base_url or os.environ.get("PBM_PUBLIC_URL") or DEFAULT_BASE_URL
+    return f"{base.rstrip('/')}/play/{token}"
+
+
+def check_seat(games: Games, game_id: str, seat: int) -> Table:
+    table = games.table(game_id)  # UnknownGame for a game that is not there
+    table.check_seat(seat)
+    return table
+
+
+def reinvite(games: Games, seats: Seats, game_id: str, seat: int) -> str:
+    """A fresh token for a person's seat; the old one stops working at once."""
+    table = check_seat(games, game_id, seat)
+    kind = bot_seats(table.events).get(seat)
+    if kind is not None:
+        raise core.SetupError(f"seat {seat} of {game_id} is played by a bot ({kind}): hand it to a person first")
+    return seats.issue(game_id, seat)
+
+
+def hand_over(games: Games, seats: Seats, game_id: str, seat: int, bot: str | None) -> str | None:
+    """Hand `seat` to a bot of kind `bot`, or back to a person (bot=None). A person's seat keeps
+    its token; a seat a person takes over with no token gets one, answered here (else None)."""
+    table = check_seat(games, game_id, seat)
+    bots = bot_seats(table.events)
+    if bot is None:
+        if seat not in bots:
+            raise core.SetupError(f"seat {seat} of {game_id} is a person's already")
+        del bots[seat]
+    else:
+        bots[seat] = bot
+    games.seat_bots(game_id, check_seats(bots))
+    if bot is None and seat not in seats.issued(game_id):
+        return seats.issue(game_id, seat)
+    return None

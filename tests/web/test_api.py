@@ -209,3 +209,36 @@ def test_the_cli_does_not_load_the_web_stack():
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_redis_refusing_work_is_a_503_naming_the_failure(tmp_path):
+    """Out of memory, a read-only replica, a password wanted: a real server set up so each time."""
+    from events.server import EmbeddedRedis
+
+    embedded = EmbeddedRedis(tmp_path / "redis")
+    client = embedded.client()
+    try:
+        body = {"game": "tranquility", "players": 2, "seats": [{"name": "a"}, {"name": "b"}]}
+
+        def refused(expected: str, on: redis.Redis = client) -> None:
+            http = TestClient(create_app(on, games=Games(Store(on)), admin_token=ADMIN))
+            response = http.post("/api/games", json=body, headers=bearer(ADMIN))
+            assert response.status_code == 503, response.text
+            assert expected in response.json()["error"] and "\n" not in response.json()["error"]
+
+        client.config_set("maxmemory-policy", "noeviction")
+        client.config_set("maxmemory", 1)
+        refused("out of memory")
+        client.config_set("maxmemory", 0)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        client.replicaof("127.0.0.1", port)
+        refused("read-only replica")
+        client.replicaof("NO", "ONE")
+        client.config_set("requirepass", "sesame")
+        refused("requires a password", on=redis.Redis(unix_socket_path=str(embedded.socket)))
+        client.execute_command("AUTH", "sesame")
+        client.config_set("requirepass", "")
+    finally:
+        embedded.stop()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from events import keys
 from events.seats import Seats
 from events.store import Store
 from replays import archive
@@ -24,6 +25,17 @@ def test_the_listing_says_whom_each_game_waits_for_and_since_when(client: TestCl
     assert row["waiting_for"] and all(entry["name"] == names[entry["seat"]] for entry in row["waiting_for"])
     assert row["outcome"] is None
     assert client.get("/api/games").status_code == 401
+
+
+def test_a_damaged_log_is_listed_with_its_problem_and_hides_no_other_game(client: TestClient, store: Store, game_id: str):
+    created = new_game(client)
+    store.redis.zadd(keys.GAMES, {game_id: 1})
+    store.redis.hset(keys.meta(game_id), mapping={"slug": "holly-oak", "players": 3, "created": 1})
+    store.redis.xadd(keys.log(game_id), {"e": b"not an envelope"}, id="0-1")
+    listing = client.get("/api/games", headers=OPERATOR)
+    assert listing.status_code == 200
+    rows = {row["game_id"]: row for row in listing.json()["games"]}
+    assert rows[game_id]["error"] and "waiting_for" in rows[created["game_id"]]
 
 
 def test_one_games_public_view_hides_every_hand(client: TestClient, app):

@@ -9,8 +9,9 @@ A seat's commands are read from the envelopes (actor and command), never guessed
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from core.table import Table
+from core.table import Table, apply, narrate
 from events.envelope import Envelope
 
 
@@ -31,6 +32,16 @@ def since_last_move(table: Table, envelopes: Sequence[Envelope], seat: int) -> l
 def lines_between(table: Table, seat: int | None, start: int, stop: int) -> list[str]:
     """The lines `seat` reads about the events from `start` up to (not including) `stop`."""
     return [line for seq, line in table.narrate(seat, start=start) if seq < stop]
+
+
+def lines_after(table: Table, events: Sequence[Any], seat: int | None) -> list[str]:
+    """The lines `seat` reads about `events`, which follow `table`'s last event: folded from
+    the table's state, so a long game's report of one move costs that move's events only."""
+    state, lines = table.state, []
+    for event in events:
+        lines.append(narrate(table.game, state, event, seat))
+        state = apply(table.game, state, event)
+    return lines
 
 
 def story(table: Table, seat: int | None) -> list[dict[str, int | str]]:

@@ -32,3 +32,16 @@ def test_a_seat_that_has_not_moved_gets_the_whole_story(games: Games, store: Sto
     assert turn_report.last_move_seq(envelopes, 0) is None
     assert turn_report.since_last_move(table, envelopes, 0) == [line for _s, line in table.narrate(0)]
     assert turn_report.lines_between(table, 0, 1, 2) == [table.narrate(0)[1][1]]
+
+
+def test_lines_after_a_table_are_the_lines_of_its_new_events(games: Games):
+    game_id = games.create("holidays", 3, seed=4)
+    chooser = random.Random(7)
+    for _ in range(12):
+        before = games.table(game_id)
+        seat = before.to_act[0]
+        games.submit(game_id, seat, chooser.choice(before.legal_moves(seat)))
+        after = games.table(game_id)
+        for reader in (None, 0, 1, 2):
+            new = after.events[before.seq :]
+            assert turn_report.lines_after(before, new, reader) == turn_report.lines_between(after, reader, before.seq, after.seq)

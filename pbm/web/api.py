@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header, Request
+from fastapi import APIRouter, Depends, Header
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from pbm import turn_report
@@ -69,27 +70,21 @@ async def post_move(
     body: Move,
     access: SeatAccess = Depends(mover),
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
-) -> dict[str, Any]:
-    games = access.server.games
+) -> JSONResponse:
+    games, seat = access.server.games, access.seat
+    # Held at expected_seq, the table comes without a read (a newer log is learnt by a Conflict).
+    before = games.table_at(access.game_id, body.expected_seq)
     # A seat handed to a bot is the bot's until the operator hands it back: its person's link
-    # still shows the game but plays no move (it would race the bot's job). Held at
-    # expected_seq, the table is checked without a read.
-    table = games.table_at(access.game_id, body.expected_seq)
-    kind = bot_seats(table.events).get(access.seat)
+    # still shows the game but plays no move (it would race the bot's job).
+    kind = bot_seats(before.events).get(seat)
     if kind is not None:
-        raise ApiError(409, f"seat {access.seat} is played by a bot ({kind}) now: ask the game's operator to hand it back")
-    submitted = games.submit(
-        access.game_id,
-        access.seat,
-        body.move,
-        command_id=command_id(access.seat, idempotency_key),
-        expected_seq=body.expected_seq,
-    )
-    table = games.table(access.game_id)
+        raise ApiError(409, f"seat {seat} is played by a bot ({kind}) now: ask the game's operator to hand it back")
+    submitted = games.submit(access.game_id, seat, body.move, command_id(seat, idempotency_key), body.expected_seq)
     stop = submitted.seq + len(submitted.events)
-    return {
-        "seq": submitted.seq,
-        "duplicate": submitted.duplicate,
-        "view": table.view(access.seat),
-        "report": turn_report.lines_between(table, access.seat, submitted.seq, stop),
-    }
+    after = games.table_at(access.game_id, stop)  # this process folded its own append: no read
+    if submitted.duplicate or before.seq != submitted.seq:
+        report = turn_report.lines_between(after, seat, submitted.seq, stop)
+    else:  # only the new events are narrated, from the state before them
+        report = turn_report.lines_after(before, after.events[submitted.seq : stop], seat)
+    # A JSONResponse skips FastAPI's encoding pass over the return value: the dict is JSON already.
+    return JSONResponse({"seq": submitted.seq, "duplicate": submitted.duplicate, "view": after.view(seat), "report": report})

@@ -59,7 +59,8 @@ def create_app(
 
 
 class BodyLimit:
-    """Refuses a request body over `limit` bytes with 413, by its Content-Length or as it streams."""
+    """Refuses a request body over `limit` bytes with 413, by its Content-Length or as it streams.
+    (FastAPI's own max_body_size answers in plain text; every error here is JSON.)"""
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app

@@ -30,6 +30,8 @@ def start_server(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     if not line.startswith("pbm serving on "):
         process.kill()
         raise AssertionError(f"pbm serve did not start: {line!r}")
+    # The access log goes on to stdout: read it away, or the server blocks on a full pipe.
+    threading.Thread(target=process.stdout.read, daemon=True).start()
     return process, line.split()[3]
 
 

@@ -14,9 +14,9 @@ from starlette.exceptions import HTTPException
 
 import core
 from events.codec import DecodeError
-from events.commands import UnknownGame
+from events.commands import UnknownGame, UnreadableGame
 from events.server import RedisUnavailable, explain
-from events.store import Conflict
+from events.store import Conflict, NotPlayable
 
 log = logging.getLogger("pbm.web")
 
@@ -36,6 +36,8 @@ def error(status: int, message: str, headers: dict[str, str] | None = None) -> J
 # Errors of the layers below, by the status they answer.
 STATUS = (
     (Conflict, 409),
+    (NotPlayable, 409),
+    (UnreadableGame, 409),
     (UnknownGame, 404),
     (core.IllegalMove, 422),
     (core.SetupError, 422),

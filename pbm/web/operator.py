@@ -15,9 +15,8 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
-import core
 from core.table import Table
-from events.codec import DecodeError
+from events.commands import UnreadableGame
 from pbm import seating, turn_report
 from pbm.web.context import Server, current
 from pbm.web.auth import admin
@@ -107,8 +106,8 @@ async def list_games(server: Server = Depends(admin)) -> dict[str, Any]:
         listed = {"game_id": info.game_id, "game": info.slug, "players": info.players, "created_ms": info.created_ms}
         try:
             table = server.games.table(info.game_id)
-        except (DecodeError, core.SetupError) as damaged:  # one damaged log must not hide the others
-            rows.append(listed | {"error": str(damaged)})
+        except UnreadableGame as damaged:  # one damaged log must not hide the others
+            rows.append(listed | {"error": damaged.reason})
             continue
         rows.append(listed | status(server, info.game_id, table, names(server, info.game_id, table.players)))
     return {"games": rows}

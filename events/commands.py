@@ -41,6 +41,14 @@ class UnreadableGame(ValueError):
         self.reason = reason
 
 
+class CommandIdReused(core.IllegalMove):
+    """A command id already used by another seat or another move: refused like an illegal move
+    (nothing appended), since answering with the first move's result would claim this one played."""
+
+    def __init__(self, command_id: str) -> None:
+        super().__init__(f"command id {command_id!r} was used for another move")
+
+
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -59,6 +67,16 @@ def bots_seated(bots: Mapping[int, str], players: int) -> core.BotsSeated:
         if not isinstance(kind, str) or not kind:
             raise core.SetupError(f"seat {seat}: a bot kind is a name, not {kind!r}")
     return core.BotsSeated(bots=tuple(sorted(bots.items())))
+
+
+def same_move(game: core.Game, played: str | None, move: str) -> bool:
+    """Whether two move texts are one move (`PLAY 1sp` is `play 1Sp`)."""
+    if played is None:
+        return False
+    try:
+        return str(game.parse_move(played)) == str(game.parse_move(move))
+    except core.IllegalMove:  # the new text does not parse: it is not the move that was played
+        return False
 
 
 class Games:
@@ -137,20 +155,24 @@ class Games:
         """Play `move` for `seat`. IllegalMove if refused; Conflict if `expected_seq` is stale.
 
         Without `expected_seq` a lost race is retried on the new state (where the move may have
-        become illegal). A repeated `command_id` returns what it appended the first time.
+        become illegal). A repeated `command_id` with the same seat and move (in any spelling the
+        game parses alike) returns what it appended the first time; with another seat or move it
+        raises CommandIdReused. This holds for every front end: the API's Idempotency-Key and a
+        mail's Message-ID are command ids.
         """
         check_command_id(command_id)
         conflict = None
         for _attempt in range(RETRIES):
             table, last_hash = self._load(game_id, known_at=expected_seq)
             if expected_seq is not None and expected_seq != table.seq:
-                return self._done_or_raise(game_id, command_id, Conflict(game_id, expected_seq, table.seq))
+                done = self._done_or_raise(game_id, command_id, Conflict(game_id, expected_seq, table.seq))
+                return self._same_command(table, seat, move, command_id, done)
             try:
                 new_events = table.decide(seat, move)
             except core.IllegalMove as refusal:
                 # A repeated command is refused by the rules once it has been played (the turn
                 # moved on): its answer is what it appended the first time.
-                return self._done_or_raise(game_id, command_id, refusal)
+                return self._same_command(table, seat, move, command_id, self._done_or_raise(game_id, command_id, refusal))
             sealed = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id)
             try:
                 # The script itself recognises a known command id (HSETNX), also on a conflict.
@@ -161,7 +183,8 @@ class Games:
                 conflict = lost
                 continue
             if appended.duplicate:
-                return self._read_done(game_id, appended.first, appended.count)
+                done = self._read_done(game_id, appended.first, appended.count)
+                return self._same_command(table, seat, move, command_id, done)
             table.extend(new_events)
             self._remember(game_id, table, sealed[-1].hash)
             self._dispatch(game_id, table)
@@ -207,6 +230,14 @@ class Games:
 
     def _read_done(self, game_id: str, first: int, count: int) -> Submitted:
         return Submitted(first, self.store.read(game_id, first, first + count - 1), duplicate=True)
+
+    @staticmethod
+    def _same_command(table: Table, seat: int, move: str, command_id: str | None, done: Submitted) -> Submitted:
+        """The answer to a repeated command id: what it appended, if it was this seat's move."""
+        first = done.events[0]
+        if first.actor != seat or not same_move(table.game, first.command, move):
+            raise CommandIdReused(str(command_id))
+        return done
 
     def _seal(self, game_id, seq, prev, events, seat, move, command_id) -> list[Envelope]:
         sealed = []

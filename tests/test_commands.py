@@ -9,7 +9,7 @@ import pytest
 
 import core
 from core.rng import Rng, seed_hex
-from events.commands import Games, UnknownGame
+from events.commands import CommandIdReused, Games, UnknownGame
 from events.envelope import GENESIS
 from events.store import Conflict, Store
 
@@ -74,6 +74,20 @@ def test_a_repeated_command_returns_the_first_result(games: Games, store: Store)
     length = store.length(game_id)
     again = Games(store).submit(game_id, seat, move, command_id="same")
     assert again.duplicate and again.events == first.events and again.seq == first.seq
+    assert store.length(game_id) == length
+
+
+def test_a_command_id_reused_for_another_move_or_seat_is_refused(games: Games, store: Store) -> None:
+    game_id = games.create("holly-oak", 3, seed=5)  # seat 1 holds 1Sp and leads
+    games.submit(game_id, 1, "play 1Sp", command_id="c")
+    length = store.length(game_id)
+    assert Games(store).submit(game_id, 1, "PLAY 1sp", command_id="c").duplicate  # the same move, spelled otherwise
+    seat, move = first_legal(games, game_id)
+    for other_seat, other_move in ((1, "play 2Sp"), (seat, move), (1, "no such move")):
+        with pytest.raises(CommandIdReused, match="command id 'c' was used for another move"):
+            Games(store).submit(game_id, other_seat, other_move, command_id="c")
+        with pytest.raises(CommandIdReused):  # also when the writer's seq is the log's
+            games.submit(game_id, other_seat, other_move, command_id="c", expected_seq=length)
     assert store.length(game_id) == length
 
 

@@ -9,7 +9,7 @@ import time
 import redis
 from rq import get_current_job
 
-from events.commands import Games, UnreadableGame
+from events.commands import CommandIdReused, Games, UnreadableGame
 from events.server import connect
 from events.store import Conflict, NotPlayable, Store
 from workers import analytics, bots
@@ -59,6 +59,11 @@ def take_turn(game_id: str, seq: int, seat: int) -> dict:
         return {"status": "stale"}
     except NotPlayable as error:
         return {"status": "unplayable", "reason": str(error)}
+    except CommandIdReused:
+        # A twin of this job (a retry of a bot with a time budget) chose another move and played
+        # it first: the turn is taken; dispatch as for a duplicate.
+        games.dispatch(game_id, games.table(game_id))
+        return {"status": "stale", "seq": seq}
     if submitted.duplicate:
         games.dispatch(game_id, games.table(game_id))
     return {"status": "played", "move": move, "think_ms": round(think_ms, 3), "duplicate": submitted.duplicate}

@@ -118,8 +118,12 @@ class Game:
     determinize: Callable[[Any, int, Any], Any]
     # a sentence for `pbm games`
     description: str = ""
+    # option name -> what it does, one line for `pbm games` and `pbm rules` (every option has one)
+    option_help: Mapping[str, str] = attrs.field(factory=dict)
 
     def __attrs_post_init__(self) -> None:
+        if set(self.option_help) != set(self.options):
+            raise TypeError(f"{self.slug}: option_help must explain exactly the options {sorted(self.options)}")
         for cls in self.event_types:
             if not cls.kind.startswith(self.slug + "."):
                 raise TypeError(f"{cls.__name__}.kind {cls.kind!r} must start with {self.slug!r}.")

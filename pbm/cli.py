@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 # name -> "module:attribute", in the order `pbm --help` lists them.
 COMMANDS = {
     "games": "pbm.game_cli:games",
+    "rules": "pbm.rules_cli:rules",
     "new": "pbm.game_cli:new",
     "list": "pbm.game_cli:list_games",
     "show": "pbm.game_cli:show",
@@ -44,8 +46,18 @@ COMMANDS = {
     "seat": "pbm.seat_cli:seat",
 }
 
-console = Console()
+# Piped to a file or a script, output is never wrapped at 80 columns (a terminal, or COLUMNS, sets
+# the width otherwise).
+UNWRAPPED = 1_000_000
+console = Console(width=None if sys.stdout.isatty() or "COLUMNS" in os.environ else UNWRAPPED)
 errors = Console(stderr=True)
+
+
+def rule(title: str) -> None:
+    """A horizontal rule with a title, as wide as a terminal (at most 100 columns when piped)."""
+    from rich.rule import Rule
+
+    console.print(Rule(title), width=min(console.width, 100))
 
 
 def expected_errors() -> tuple[type[Exception], ...]:
@@ -72,10 +84,13 @@ class Cli(click.Group):
             self.add_command(getattr(importlib.import_module(module), attribute), name)
         return super().get_command(ctx, name)
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:
+    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("standalone_mode", False)
+        args = list(sys.argv[1:] if args is None else args)
+        global json_errors
+        json_errors = "--json" in args
         try:
-            return super().main(*args, **kwargs)
+            return super().main(args, *rest, **kwargs)
         except click.UsageError as error:
             hint = f" (see {error.ctx.command_path} --help)" if error.ctx else ""
             fail(error.format_message() + hint, status=2)
@@ -97,9 +112,21 @@ class Cli(click.Group):
             raise
 
 
+def say(*lines: str) -> None:
+    """Print lines of plain text (a player's move or a card is data, never markup)."""
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+
+json_errors = False  # set per run: with --json on the command line, errors are JSON too
+
+
 def fail(message: str, status: int = 1) -> None:
-    # The message is data (it may quote a player's move), never markup.
-    errors.print(Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True)
+    """One line on stderr, then exit: {"error": ..., "status": ...} in --json mode."""
+    if json_errors:
+        print(json.dumps({"error": message, "status": status}), file=sys.stderr)
+    else:  # the message is data (it may quote a player's move), never markup
+        errors.print(Text.assemble(("error: ", "bold red"), message), highlight=False, soft_wrap=True)
     sys.exit(status)
 
 

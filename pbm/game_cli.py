@@ -14,32 +14,40 @@ from rich.table import Table as RichTable
 import core
 from core import bounds
 from events.commands import UnreadableGame
-from pbm.cli import console, emit_json, open_games
-from pbm.view_text import outcome_text, render_view, seats_text
-from workers.bots import parse_seats
+from pbm.cli import console, emit_json, open_games, say
+from pbm.rules_cli import option_text
+from pbm.rules_cli import options as options_of
+from pbm.view_text import moves_lines, outcome_text, seats_text, view_lines
+from workers.bots import bot_seats, parse_seats
 
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def games(as_json: bool) -> None:
-    """List the games pbm can play."""
+    """List the games pbm can play, with their options (pbm rules GAME for the rules)."""
     rows = [
         {
             "slug": g.slug,
             "title": g.title,
             "players": [g.min_players, g.max_players],
+            "description": g.description,
             "options": dict(g.options),
+            "option_help": dict(g.option_help),
             "rules_version": g.rules_version,
         }
         for g in core.GAMES.values()
     ]
     if as_json:
         return emit_json(rows)
-    table = RichTable("game", "title", "players", "options", box=None)
+    table = RichTable("game", "title", "players", "", box=None)
     for row in rows:
-        options = ", ".join(f"{k}={v!r}" for k, v in row["options"].items()) or "-"
-        table.add_row(row["slug"], row["title"], "{}-{}".format(*row["players"]), options)
-    console.print(table)
+        table.add_row(row["slug"], row["title"], "{}-{}".format(*row["players"]), row["description"])
+    console.print(table, highlight=False)
+    console.print("\n[bold]options[/] (pbm new GAME --option NAME=VALUE):", highlight=False)
+    for g in core.GAMES.values():
+        for option in options_of(g):
+            console.print(f"  {g.slug}: {option_text(option)}", highlight=False, markup=False)
+    console.print("rules, notation and example moves: [bold]pbm rules GAME[/]", highlight=False)
 
 
 def parse_options(game: core.Game, pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -92,7 +100,7 @@ def read_deal(path: str) -> dict[str, Any]:
 @click.option("--option", "-o", "option_pairs", multiple=True, metavar="NAME=VALUE", help="A game option.")
 @click.option("--bot", "bot_pairs", multiple=True, metavar="SEAT=KIND", help="A seat a bot plays: random, heuristic, ismcts[:ITERATIONS|:SECONDSs].")
 @click.option("--salt", "salts", multiple=True, metavar="TEXT", help="A player's salt, mixed with the seed into every deal.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def new(
     game: str,
     players: int,
@@ -110,13 +118,28 @@ def new(
     bots = parse_seats(bot_pairs, players)
     games_ = open_games()
     game_id = games_.create(game, players, seed=seed, deal=deal, options=options, bots=bots, salts=salts)
+    no_worker = bool(bots) and not workers_running(games_)
+    if no_worker:
+        warn("no worker is running: the bots will not move until `pbm worker` runs")
     if as_json:
-        return emit_json({"game_id": game_id, "game": game, "players": players, "bots": {str(s): k for s, k in bots.items()}})
+        return emit_json({"game_id": game_id, "game": game, "players": players, "bots": {str(s): k for s, k in bots.items()}, "workers_running": not no_worker})
     click.echo(game_id)
 
 
+def workers_running(games_: Any) -> bool:
+    from workers.worker import running_workers  # rq: only for games with bots
+
+    return running_workers(games_.store.redis) > 0
+
+
+def warn(message: str) -> None:
+    from pbm.cli import errors
+
+    errors.print(f"warning: {message}", highlight=False, markup=False, soft_wrap=True)
+
+
 @click.command(name="list")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def list_games(as_json: bool) -> None:
     """List the games in the log."""
     games_ = open_games()
@@ -136,11 +159,11 @@ def list_games(as_json: bool) -> None:
     if as_json:
         return emit_json(rows)
     if not rows:
-        return console.print("no games yet: try [bold]pbm new holly-oak --players 3[/] or [bold]pbm demo[/]")
+        return say("no games yet: try pbm new holly-oak --players 3, or pbm demo")
     listing = RichTable("id", "game", "players", "events", "status", box=None)
     for row in rows:
         listing.add_row(row["game_id"], row["game"], str(row["players"]), str(row["seq"]), status_text(row))
-    console.print(listing)
+    console.print(listing, highlight=False, markup=False)
 
 
 def status_text(row: dict[str, Any]) -> str:
@@ -151,19 +174,27 @@ def status_text(row: dict[str, Any]) -> str:
     outcome = row["outcome"]
     if outcome is None:
         return "waiting for " + seats_text(row["to_act"])
-    return "over: won by " + seats_text(outcome["winners"]) if outcome["winners"] else "over: nobody won"
+    return "over: " + outcome_text(outcome)
+
+
+ALL_MOVES = click.option("--all", "all_moves", is_flag=True, help="Every legal move, not a summary.")
 
 
 @click.command()
 @click.argument("game_id", metavar="GAME")
 @click.option("--as", "seat", type=int, help="Whose view (default: a spectator's).")
-@click.option("--json", "as_json", is_flag=True)
-def show(game_id: str, seat: int | None, as_json: bool) -> None:
+@ALL_MOVES
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (every legal move).")
+def show(game_id: str, seat: int | None, all_moves: bool, as_json: bool) -> None:
     """Show a game as a seat sees it: the state, whose turn it is, the legal moves."""
-    view = open_games().table(game_id).view(seat)
+    table = open_games().table(game_id)
+    view = table.view(seat)
     if as_json:
         return emit_json(view)
-    render_view(game_id, view)
+    say(*view_lines(view, game_id, bot_seats(table.events), all_moves))
+
+
+HELP_MOVES = ("help", "?")
 
 
 @click.command()
@@ -171,40 +202,63 @@ def show(game_id: str, seat: int | None, as_json: bool) -> None:
 @click.argument("move")
 @click.option("--as", "seat", type=int, required=True, help="The seat you play.")
 @click.option("--command-id", help="Makes a retried command safe: the same id never plays twice.")
-@click.option("--json", "as_json", is_flag=True)
-def play(game_id: str, move: str, seat: int, command_id: str | None, as_json: bool) -> None:
-    """Play MOVE for a seat, e.g. pbm play GAME --as 1 "play 7Su"."""
+@click.option("--expect-seq", type=int, metavar="N", help="Refuse the move if the game moved on from the view you saw (its seq N).")
+@click.option("--force", is_flag=True, help="Play a seat a bot plays.")
+@ALL_MOVES
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def play(game_id: str, move: str, seat: int, command_id: str | None, expect_seq: int | None, force: bool, all_moves: bool, as_json: bool) -> None:
+    """Play MOVE for a seat, e.g. pbm play GAME --as 1 "play 7Su" (MOVE `help` or `?` lists the moves)."""
     games_ = open_games()
-    submitted = games_.submit(game_id, seat, move, command_id=command_id)
     table = games_.table(game_id)
-    lines = [line for seq, line in table.narrate(seat, start=submitted.seq) if seq < submitted.seq + len(submitted.events)]
+    table.check_seat(seat)
+    if move.strip().lower() in HELP_MOVES:
+        return show_moves(table, seat, all_moves or as_json, as_json)
+    kind = bot_seats(table.events).get(seat)
+    if kind is not None and not force:
+        raise core.IllegalMove(f"seat {seat} is played by a bot ({kind}): --force plays it yourself")
+    submitted = games_.submit(game_id, seat, move, command_id=command_id, expected_seq=expect_seq)
+    table = games_.table(game_id)
+    story = [(seq, line) for seq, line in table.narrate(seat, start=submitted.seq) if seq < submitted.seq + len(submitted.events)]
+    view = table.view(seat)
     if as_json:
-        return emit_json({"seq": submitted.seq, "duplicate": submitted.duplicate, "report": lines, "view": table.view(seat)})
+        events = [{"seq": seq, "text": text} for seq, text in story]
+        return emit_json({"seq": submitted.seq, "duplicate": submitted.duplicate, "events": events, "view": view})
     if submitted.duplicate:
-        console.print("(already played: this command was recorded before, nothing new was written)")
-    for line in lines:
-        console.print(line, highlight=False)
-    outcome = table.outcome
-    if outcome is not None:
-        console.print(f"[bold green]game over:[/] {outcome_text(outcome.to_dict())}")
+        say("(already played: this command was recorded before, nothing new was written)")
+    say(*(f"{seq:>4} {line}" for seq, line in story))
+    if view["outcome"] is not None:
+        say(f"game over: {outcome_text(view['outcome'])}")
+    elif seat in view["to_act"]:
+        say("Your turn again.", *moves_lines(view["legal_moves"], all_moves))
     else:
-        console.print(f"now waiting for {seats_text(list(table.to_act))}")
+        say(f"now waiting for {seats_text(view['to_act'])}")
+
+
+def show_moves(table: core.Table, seat: int, all_moves: bool, as_json: bool) -> None:
+    """`pbm play G --as S help`: the seat's moves, and where the notation is explained."""
+    moves = table.legal_moves(seat)
+    if as_json:
+        return emit_json({"seat": seat, "to_act": list(table.to_act), "legal_moves": moves})
+    if moves:
+        say(*moves_lines(moves, all_moves))
+    else:
+        say(f"seat {seat} has no move now: waiting for {seats_text(list(table.to_act))}")
+    say(f"notation and examples: pbm rules {table.game.slug}")
 
 
 @click.command()
 @click.argument("game_id", metavar="GAME")
 @click.option("--as", "seat", type=int, help="Whose turn report (default: a spectator's).")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def log(game_id: str, seat: int | None, as_json: bool) -> None:
-    """The story of a game so far, as a seat may see it."""
+    """The story of a game so far, as a seat may see it; each event with its seq."""
     table = open_games().table(game_id)
     if seat is not None:
         table.check_seat(seat)
     lines = table.narrate(seat)
     if as_json:
         return emit_json([{"seq": seq, "text": text} for seq, text in lines])
-    for seq, text in lines:
-        console.print(f"[dim]{seq:>4}[/] {text}", highlight=False)
+    say(*(f"{seq:>4} {text}" for seq, text in lines))
 
 
 @click.command()
@@ -212,25 +266,31 @@ def log(game_id: str, seat: int | None, as_json: bool) -> None:
 @click.option("--players", "-p", type=int, help="How many seats (default: the game's fewest).")
 @click.option("--seed", type=click.IntRange(0, 2**256 - 1), help="Fix the seed (and the players' choices).")
 @click.option("--quiet", "-q", is_flag=True, help="Only the result.")
-def demo(game: str, players: int | None, seed: int | None, quiet: bool) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output: the game id, its events and outcome.")
+def demo(game: str, players: int | None, seed: int | None, quiet: bool, as_json: bool) -> None:
     """Play a whole game between random players, through the real log, and show the result."""
     spec = core.get_game(game)
     players = players or spec.min_players
     games_ = open_games()
     game_id = games_.create(game, players, seed=seed)
-    console.print(f"[bold]{spec.title}[/], {players} random players: game [bold]{game_id}[/]")
     chooser = random.Random(seed)
     table = games_.table(game_id)
-    if not quiet:
-        for _seq, line in table.narrate(None):
-            console.print(f"  {line}", highlight=False)
-    while table.to_act:
+    live, shown = not (quiet or as_json), 0
+    if live:
+        say(f"{spec.title}, {players} random players: game {game_id}")
+    while True:
+        if live:  # each command's events as it is played
+            say(*(f"{seq:>4} {line}" for seq, line in table.narrate(None, start=shown)))
+        shown = table.seq
+        if not table.to_act:
+            break
         seat = chooser.choice(table.to_act)
-        move = chooser.choice(table.legal_moves(seat))
-        submitted = games_.submit(game_id, seat, move)
+        games_.submit(game_id, seat, chooser.choice(table.legal_moves(seat)))
         table = games_.table(game_id)
-        if not quiet:
-            for _seq, line in table.narrate(None, start=submitted.seq):
-                console.print(f"  {line}", highlight=False)
-    console.print(f"[bold green]game over after {table.seq} events:[/] {outcome_text(table.outcome.to_dict())}")
-    console.print(f"replay it: [bold]pbm log {game_id}[/]")
+    outcome = table.outcome.to_dict()
+    if as_json:
+        story = [{"seq": seq, "text": text} for seq, text in table.narrate(None)]
+        return emit_json({"game_id": game_id, "game": game, "players": players, "outcome": outcome, "events": story})
+    if quiet:
+        say(f"{spec.title}, {players} random players: game {game_id}")
+    say(f"game over after {table.seq} events: {outcome_text(outcome)}", f"replay it: pbm log {game_id}")

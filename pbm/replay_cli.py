@@ -14,8 +14,8 @@ import click
 
 from events import server
 from events.store import Store
-from pbm.cli import console, emit_json, fail
-from pbm.view_text import plain, render_view
+from pbm.cli import console, emit_json, fail, rule, say
+from pbm.view_text import state_lines, view_lines
 from replays import archive
 from replays.audit import audit as audit_report
 from replays.diff import first_divergence
@@ -67,10 +67,8 @@ def table_output(log: Log, at: int | None, seat: int | None, public: bool) -> di
 
 def render(log: Log, output: dict[str, Any]) -> None:
     if "state" not in output:
-        return render_view(log.game_id, output)
-    console.print(f"[bold]{log.game_id}[/] ({output['game']}) at event {output['seq']}, the whole state")
-    for key, value in output["state"].items():
-        console.print(f"  [bold]{key.replace('_', ' ')}:[/] {plain(value)}", highlight=False)
+        return say(*view_lines(output, log.game_id))
+    say(*state_lines(log.game_id, output["game"], output["seq"] - 1, output["state"]))
 
 
 SEAT = click.option("--as", "seat", type=int, help="A seat's view (default: the whole state).")
@@ -147,7 +145,7 @@ def keys_from(script: str | None):
 def show_step(log: Log, seq: int, seat: int | None, public: bool) -> None:
     env = log.envelopes[seq]
     cause = "" if env.command is None else f"  [dim](seat {env.actor}: {env.command})[/]"
-    console.rule(f"seq {seq} of {log.last_seq}")
+    rule(f"seq {seq} of {log.last_seq}")
     console.print(f"[bold]{log.narrate(seq, seat)}[/]{cause}", highlight=False)
     render(log, table_output(log, seq, seat, public))
 
@@ -196,8 +194,8 @@ def _render_divergence(a: str, b: str, found: Any) -> None:
     console.print(f"[bold]{found.seq:>6} B[/] {found.b_line or '(B has ended)'}", highlight=False)
     for name, ref, view in (("A", a, found.a_after), ("B", b, found.b_after)):
         if view is not None:
-            console.rule(f"{name} ({ref}) right after seq {found.seq}")
-            render_view(ref, view)
+            rule(f"{name} ({ref}) right after seq {found.seq}")
+            say(*view_lines(view, ref))
 
 
 @replay.command(name="export")

@@ -1,50 +1,322 @@
-"""The text rendering of a game's view, shared by every front end that prints one (the CLI, mail).
-It reads a view dict (core's Table.view) and prints or returns text; it reads no log.
+"""The text of a game's view, per game, for every front end that prints one (the CLI, turn mails).
+It turns a view dict (core's Table.view) or a whole state (replays.log.plain) into plain lines; it
+reads no log, prints nothing and imports no front end.
+
+    lines = view_lines(view, game_id="g-1", bots={2: "heuristic"})
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+import itertools
+from collections import Counter
+from math import prod
 from typing import Any
 
-from rich.table import Table as RichTable
+COMMON_KEYS = ("game", "seq", "seat", "to_act", "legal_moves", "outcome", "hand")
+MOVES_SHOWN = 12  # more legal moves than this are summarised (the full list: --all, --json)
 
-from pbm.cli import console
+
+# ---- small pieces --------------------------------------------------------------------------------
 
 
-def seats_text(seats: list[int]) -> str:
+def seats_text(seats: Sequence[int]) -> str:
     return ", ".join(f"seat {s}" for s in seats) or "nobody"
 
 
-COMMON_KEYS = ("game", "seq", "seat", "to_act", "legal_moves", "outcome", "hand")
-
-
-def render_view(game_id: str, view: dict[str, Any]) -> None:
-    who = "spectator" if view["seat"] is None else f"seat {view['seat']}"
-    console.print(f"[bold]{game_id}[/] ({view['game']}) at event {view['seq']}, as {who}")
-    details = RichTable(show_header=False, box=None, padding=(0, 2, 0, 0))
-    for key, value in view.items():
-        if key not in COMMON_KEYS:
-            details.add_row(key.replace("_", " "), plain(value))
-    console.print(details)
-    if "hand" in view and view["seat"] is not None:
-        console.print(f"[bold]your hand:[/] {' '.join(view['hand']) or '(empty)'}")
-    if view["outcome"] is not None:
-        console.print(f"[bold green]game over:[/] {outcome_text(view['outcome'])}")
-        return
-    console.print(f"[bold]to act:[/] {seats_text(view['to_act'])}")
-    if view["legal_moves"]:
-        console.print(f"[bold]your moves:[/] {' | '.join(view['legal_moves'])}", highlight=False)
+def cards_text(cards: Sequence[Any]) -> str:
+    return " ".join(str(card) for card in cards) or "-"
 
 
 def plain(value: Any) -> str:
-    if isinstance(value, list):
-        return ", ".join(plain(item) for item in value) if value else "-"
+    """One value on one line: lists space-joined, None as '-'."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return " ".join(plain(item) for item in value) if value else "-"
     if isinstance(value, dict):
-        return "; ".join(f"{k}: {plain(v)}" for k, v in value.items()) or "-"
+        return ", ".join(f"{k} {plain(v)}" for k, v in value.items()) or "-"
     return "-" if value is None else str(value)
 
 
-def outcome_text(outcome: dict[str, list[int]]) -> str:
+def columns(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
+    """Rows of cells aligned in columns (the first row is the header)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return [(indent + "  ".join(cell.ljust(width) for cell, width in zip(row, widths))).rstrip() for row in rows]
+
+
+def outcome_text(outcome: Mapping[str, Sequence[int]]) -> str:
     scores = ", ".join(f"seat {s}: {score}" for s, score in enumerate(outcome["scores"]))
-    winners = seats_text(outcome["winners"]) if outcome["winners"] else "nobody"
-    return f"won by {winners} ({scores})"
+    if not outcome["winners"]:
+        return f"nobody won ({scores})"
+    if len(outcome["winners"]) == len(outcome["scores"]) > 1:
+        return f"everyone won ({scores})"
+    return f"won by {seats_text(outcome['winners'])} ({scores})"
+
+
+def seat_label(seat: int, viewer: int | None, bots: Mapping[int, str]) -> str:
+    label = f"seat {seat}"
+    if seat == viewer:
+        label += " (you)"
+    if seat in bots:
+        label += f" (bot: {bots[seat]})"
+    return label
+
+
+# ---- moves ---------------------------------------------------------------------------------------
+
+
+def moves_summary(moves: Sequence[str], limit: int = MOVES_SHOWN) -> list[str]:
+    """The moves, or when there are more than `limit`, patterns that stand for them exactly:
+    `bid 100..10000 by 100`, `change {park|venice} pay {M4|W3}`, `discard <2 of: 23 34 36>`."""
+    if len(moves) <= limit:
+        return list(moves)
+    return _summarise([move.split() for move in moves], 0)
+
+
+def _summarise(moves: list[list[str]], depth: int) -> list[str]:
+    if len(moves) <= 3 or depth > 6:
+        return [" ".join(move) for move in moves]
+    for pattern in (_numeric_range, _product, _subsets):
+        found = pattern(moves)
+        if found:
+            return [found]
+    # No pattern fits: split by the first word, then by length, then by ever longer beginnings.
+    key: Callable[[list[str]], Any] = (lambda m: m[0]) if depth == 0 else len if depth == 1 else (lambda m: m[:depth])
+    groups: dict[Any, list[list[str]]] = {}
+    for move in moves:
+        groups.setdefault(str(key(move)), []).append(move)
+    return [line for group in groups.values() for line in _summarise(group, depth + 1)]
+
+
+def _numeric_range(moves: list[list[str]]) -> str | None:
+    """Moves alike but for one whole number, in even steps: `bid 100..10000 by 100`."""
+    if len({len(move) for move in moves}) != 1:
+        return None
+    varying = [i for i in range(len(moves[0])) if len({move[i] for move in moves}) > 1]
+    if len(varying) != 1 or not all(move[varying[0]].isdigit() for move in moves):
+        return None
+    at = varying[0]
+    numbers = sorted(int(move[at]) for move in moves)
+    steps = {b - a for a, b in zip(numbers, numbers[1:])}
+    if len(steps) != 1:
+        return None
+    words = list(moves[0])
+    words[at] = f"{numbers[0]}..{numbers[-1]}" + (f" by {steps.pop()}" if numbers[1] - numbers[0] != 1 else "")
+    return " ".join(words)
+
+
+def _product(moves: list[list[str]]) -> str | None:
+    """Every combination of a few choices, one per word: `change {park|venice} pay {M4|W3}`."""
+    if len({len(move) for move in moves}) != 1:
+        return None
+    choices = [list(dict.fromkeys(move[i] for move in moves)) for i in range(len(moves[0]))]
+    if prod(len(c) for c in choices) != len({tuple(move) for move in moves}) or max(len(c) for c in choices) < 2:
+        return None
+    return " ".join(c[0] if len(c) == 1 else "{" + "|".join(c) + "}" for c in choices)
+
+
+def _subsets(moves: list[list[str]]) -> str | None:
+    """Moves alike up to a choice of k cards (a card held twice may be chosen twice):
+    `discard <2 of: 23 34 36 37>`, `play 51 a2 discard <2 of: 7 8 39>`."""
+    head = moves[0]
+    for move in moves[1:]:
+        head = [a for a, _ in itertools.takewhile(lambda pair: pair[0] == pair[1], zip(head, move))]
+    tails = [move[len(head) :] for move in moves]
+    counts: Counter[str] = Counter()
+    for tail in tails:
+        counts |= Counter(tail)
+    pool = list(counts.elements())
+    sizes = sorted({len(tail) for tail in tails})
+    if not head or len(counts) < 2 or len(pool) > 12:
+        return None
+    every = {tuple(sorted(c)) for k in sizes for c in itertools.combinations(pool, k)}
+    if len(every) != len(moves) or {tuple(sorted(tail)) for tail in tails} != every:
+        return None
+    count = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
+    return f"{' '.join(head)} <{count} of: {' '.join(pool)}>"
+
+
+def moves_lines(moves: Sequence[str], all_moves: bool = False) -> list[str]:
+    shown = list(moves) if all_moves else moves_summary(moves)
+    note = "" if len(shown) == len(moves) else f" ({len(moves)} in all; --all lists them)"
+    text = " | ".join(shown)
+    if len(text) <= 100:
+        return [f"your moves: {text}{note}"]
+    return [f"your moves{note}:", *(f"  {line}" for line in shown)]
+
+
+# ---- the views -----------------------------------------------------------------------------------
+
+
+def view_lines(
+    view: Mapping[str, Any],
+    game_id: str | None = None,
+    bots: Mapping[int, str] | None = None,
+    all_moves: bool = False,
+) -> list[str]:
+    """A seat's view (or a spectator's) as lines of text: whose turn, the game's own picture,
+    the hand, the moves."""
+    bots = bots or {}
+    seat = view["seat"]
+    who = "a spectator" if seat is None else f"seat {seat}"
+    name = f"{game_id} ({view['game']})" if game_id else view["game"]
+    # A view's seq is the seq the next event will get (what --expect-seq takes); the last event's is one less.
+    lines = [f"{name} after event {view['seq'] - 1}, as {who}"]
+    if bots and view["game"] not in GAME_VIEWS:  # the games' own pictures name them per seat
+        lines.append("bots: " + ", ".join(f"seat {s} ({kind})" for s, kind in sorted(bots.items())))
+    lines += GAME_VIEWS.get(view["game"], generic_view)(view, bots)
+    if "hand" in view and seat is not None:
+        lines.append(f"your hand: {cards_text(view['hand']) if view['hand'] else '(empty)'}")
+    if view["outcome"] is not None:
+        lines.append(f"game over: {outcome_text(view['outcome'])}")
+        return lines
+    if seat is not None and seat in view["to_act"]:
+        others = [s for s in view["to_act"] if s != seat]
+        lines.append("Your turn" + (f" (also waiting for {seats_text(others)})" if others else "") + ".")
+    else:
+        lines.append(f"waiting for {seats_text(view['to_act'])}")
+    if view["legal_moves"]:
+        lines += moves_lines(view["legal_moves"], all_moves)
+    return lines
+
+
+def generic_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
+    """Any game without its own picture: one line per key, per-seat lists one line per seat."""
+    return value_lines({k: v for k, v in view.items() if k not in COMMON_KEYS}, len(view.get("hand_sizes", [])) or None)
+
+
+def value_lines(values: Mapping[str, Any], players: int | None) -> list[str]:
+    lines = []
+    for key, value in values.items():
+        label = key.replace("_", " ")
+        if players and isinstance(value, list) and len(value) == players and all(isinstance(v, list) for v in value):
+            lines.append(f"{label}:")
+            lines += [f"  seat {seat}: {plain(item)}" for seat, item in enumerate(value)]
+        elif isinstance(value, dict) and value:
+            lines.append(f"{label}:")
+            lines += [f"  {k.replace('_', ' ')}: {summary_of(v)}" for k, v in value.items()]
+        else:
+            lines.append(f"{label}: {summary_of(value)}")
+    return lines
+
+
+def summary_of(value: Any) -> str:
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        # Small records (a trick's plays) read in a line; big ones (a board's cities) are data.
+        if all(not isinstance(x, list | dict) for record in value for x in record.values()):
+            return "; ".join(plain(record) for record in value)
+        return f"{len(value)} entries (--json shows them)"
+    return plain(value)
+
+
+def holly_oak_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
+    lines = [f"round {view['round']}, season {view['season']}; seat {view['leader']} leads this trick"]
+    trick = ", ".join(f"seat {play['seat']} -> {play['card']} ({play['season']})" for play in view["trick"])
+    lines.append(f"trick: {trick or '(no card yet)'}")
+    rows = [["seat", "cards", "tricks", "kings taken", "score", "last round"]]
+    for seat, size in enumerate(view["hand_sizes"]):
+        rows.append([
+            seat_label(seat, view["seat"], bots), str(size), str(view["tricks_won"][seat]),
+            cards_text(view["kings_taken"][seat]), str(view["scores"][seat]), str(view["round_points"][seat]),
+        ])
+    lines += columns(rows)
+    lines.append(f"the game ends after a round in which someone has {view['winning_score']}; "
+                 f"no trick in a round scores {view['no_trick_bonus']}")
+    return lines
+
+
+def holidays_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
+    destination = view["destination"] or "(none yet)"
+    proposer = "" if view["proposer"] is None else f", proposed by seat {view['proposer']}"
+    lines = [
+        f"hand {view['hand_number']}, {view['phase']}: destination {destination}{proposer} "
+        f"(seat {view['first_proposer']} proposed first)",
+        f"holiday value {view['holiday_value']}: face up {cards_text(view['pot_face_up'])}, "
+        f"paid {cards_text(view['pot_paid'])}, face down "
+        + (cards_text(view["pot_face_down"]) if view["pot_face_down"] else f"{view['pot_face_down_count']} unseen"),
+    ]
+    for record in view["set_off"]:
+        cards = cards_text(record["cards"]) if record["cards"] else f"{record['card_count']} cards, unseen"
+        lines.append(f"set off: seat {record['seat']} {record.get('combination') or 'discarded'} ({cards})")
+    rows = [["seat", "win points", "cards", "destinations played"]]
+    for seat, size in enumerate(view["hand_sizes"]):
+        rows.append([seat_label(seat, view["seat"], bots), str(view["win_points"][seat]), str(size),
+                     cards_text(view["destinations_played"][seat])])
+    lines += columns(rows)
+    lines.append(f"draw pile {view['draw_pile']}, discard pile {view['discard_pile']} "
+                 f"(face up: {cards_text(view['discarded_face_up'])})")
+    return lines
+
+
+def holiday_board_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
+    where = f"in {view['city']} on {view['day']}" if view["city"] else "on the ground"
+    charterer = "" if view["charterer"] is None else f"; seat {view['charterer']} chartered the plane"
+    lines = [f"{view['phase']}: {where}{charterer}"]
+    auction = view["auction"]
+    if auction is not None:
+        high = "no bid yet" if auction["high_bidder"] is None else f"high bid ${auction['high_bid']:,} by seat {auction['high_bidder']}"
+        to = f" to {auction['destination']}" if auction["destination"] else ""
+        lines.append(f"auction opened by seat {auction['opener']}: {high}{to} (bids up to ${auction['cap']:,}); "
+                     f"passed: {seats_text(auction['passed'])}")
+    rows = [["seat", "money", "points", "cards", "seen"]]
+    for seat, size in enumerate(view["hand_sizes"]):
+        rows.append([seat_label(seat, view["seat"], bots), f"${view['money'][seat]:,}", str(view["points"][seat]),
+                     str(size), cards_text(view["seen"][seat])])
+    lines += columns(rows)
+    if view["destinations"]:
+        lines.append(f"can fly to: {' '.join(view['destinations'])}")
+    if view["open_destinations"]:
+        lines.append("open destinations: a bid may name its city")
+    if view["ended"]:
+        lines.append(f"ended: {view['ended']}")
+    return lines
+
+
+def tranquility_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
+    frame = view["frame"]
+    lines = [f"the sea, {view['filled']} of 36 filled (ascending from a1 to f6):", *sea_lines(view["grid"])]
+    lines.append(f"frame: start {'played' if frame['start'] else 'not yet'}, finish {'played' if frame['finish'] else 'not yet'}")
+    if view["start_discard"]:
+        owed = view["start_discard"]
+        lines.append(f"the Start's discard: {owed['owed']} cards still owed, circle {owed['circle']}, "
+                     f"at least {owed['at_least']} each (started by seat {owed['starter']})")
+    rows = [["seat", "pile", "hand", "discarded"]]
+    for seat, pile in enumerate(view["piles"]):
+        rows.append([seat_label(seat, view["seat"], bots), str(pile), str(view["hands"][seat]), str(view["discarded"][seat])])
+    lines += columns(rows)
+    if view["set_aside"]:
+        lines.append(f"set aside (Galateia): {view['set_aside']} islands, unseen")
+    if view["result"]:
+        lines.append(f"result: {view['result']}")
+    return lines
+
+
+def sea_lines(grid: Mapping[str, int] | Sequence[int]) -> list[str]:
+    """Tranquility's 6x6 sea, row 6 on top, `.` for an empty cell; from the view's cell -> number
+    or from the state's 36 cells in sequence (0 = empty)."""
+    if not isinstance(grid, Mapping):
+        grid = {f"{'abcdef'[i % 6]}{i // 6 + 1}": n for i, n in enumerate(grid) if n}
+    lines = ["     " + "".join(f"{col:>4}" for col in "abcdef")]
+    for row in range(6, 0, -1):
+        lines.append(f"  {row}  " + "".join(f"{grid.get(f'{col}{row}', '.'):>4}" for col in "abcdef"))
+    return lines
+
+
+GAME_VIEWS: dict[str, Callable[[Mapping[str, Any], Mapping[int, str]], list[str]]] = {
+    "holly-oak": holly_oak_view,
+    "holidays": holidays_view,
+    "holiday-board": holiday_board_view,
+    "tranquility": tranquility_view,
+}
+
+
+def state_lines(game_id: str, slug: str, seq: int, state: Mapping[str, Any]) -> list[str]:
+    """The whole state right after the event at `seq` (a referee's view): every key, each seat's
+    hand on its own line."""
+    players = state.get("players")
+    lines = [f"{game_id} ({slug}) after event {seq}, the whole state"]
+    rest = dict(state)
+    if slug == "tranquility" and isinstance(rest.get("grid"), list):
+        lines += ["grid:", *sea_lines(rest.pop("grid"))]
+    return lines + value_lines(rest, players)

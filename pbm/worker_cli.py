@@ -146,9 +146,8 @@ def render_aggregate(slug: str, result: dict[str, Any]) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir: str, spawn: int, seed: int | None, as_json: bool) -> None:
     """Play GAMES bot-only games on the workers, then write a report of who wins how often."""
-    from rq.worker import Worker
-
     from workers import report
+    from workers.worker import running_workers
 
     spec = core.get_game(game)
     kinds = [str(parse_kind(kind)) for kind in bot_list.split(",") if kind.strip()]
@@ -161,7 +160,7 @@ def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir:
     client = games_.store.redis
     started = spawn_workers(spawn)
     try:
-        if not spawn and not Worker.all(connection=client):
+        if not spawn and not running_workers(client):
             fail("no worker is running: start `pbm worker` (or pass --workers N)")
         ids = []
         for index in range(count):

@@ -93,6 +93,11 @@ class PbmWorker(SimpleWorker):
             recover(self.connection)
 
 
+def running_workers(connection) -> int:
+    """How many rq workers are alive on this Redis (rq drops the ones whose heartbeat expired)."""
+    return len(SimpleWorker.all(connection=connection))
+
+
 def make_worker(connection, queues: tuple[str, ...] = QUEUES, recovering: bool = True) -> PbmWorker:
     worker = PbmWorker(
         [ReliableQueue(name, connection=connection) for name in queues],

@@ -1,5 +1,5 @@
 """Holiday! (Sid Sackson, 1973): bid to charter the plane, fly around the world, see sights on their
-best day. 2-8 players. Rules: /work/shared/seeds/001_fff7a1ed9e8e2c3a.txt and rules/holiday-board.md.
+best day. 2-8 players. Rules: the seed rulebook 001_fff7a1ed9e8e2c3a.txt and pbm/rules/holiday-board.md.
 
 House decisions (each in one named place):
 - The board (board data, `holiday-board.json`): the links among the eleven cities after Lima in the
@@ -51,6 +51,10 @@ GAME = game_from_rules(
     max_players=8,
     rules_version=1,
     options=rules.OPTIONS,
+    option_help={
+        "board": "another board: the JSON text of a board file (board=@FILE reads it); empty = the shipped board",
+        "open_destinations": "the rulebook's variation: a bid may name the city its bidder will fly to, binding if it wins",
+    },
     event_types=EVENT_TYPES,
     description="Sid Sackson's Holiday!: bid to charter the plane and see the sights on their best day.",
 )

@@ -1,6 +1,6 @@
 """Holidays, the destination card game (2-4 players): the package `core.GAMES["holidays"]` registers.
 
-Rules: /work/shared/seeds/000_af023c822be98d67.txt, decisions and notation: rules/holidays.md.
+Rules: the seed rulebook 000_af023c822be98d67.txt, decisions and notation: pbm/rules/holidays.md.
 Pure: no I/O, clock, randomness or logging.
 
 House decisions (each lives in one named place in rules.py):

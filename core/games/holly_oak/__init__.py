@@ -1,6 +1,6 @@
 """Holly Oak (Tom Lehmann, Rio Grande Games, 2023): a seasonal trick-taking game for 3-5 players.
 
-Rules: the seed rulebook (003_defc90ab667db91b.txt) with the precisions of rules/holly-oak.md.
+Rules: the seed rulebook (003_defc90ab667db91b.txt) with the precisions of pbm/rules/holly-oak.md.
 Notation: cards `0Sp`, `7Su`, `10Fa`, `9Wi` and `SR` (Season Retreats); the only move is
 `play <card>` (`play 7Su`, `play SR`).
 

@@ -2,7 +2,7 @@
 Islands in ascending order, play a Start and then a Finish card: everyone wins or everyone loses.
 
 Rules: the seed rulebook (004_69b602372d6b0b5b.txt, Czech) with the precisions of
-rules/tranquility.md. Notation: cards `1`..`80`, `start`, `finish`; cells `a1`..`f6` (column a-f
+pbm/rules/tranquility.md. Notation: cards `1`..`80`, `start`, `finish`; cells `a1`..`f6` (column a-f
 left to right, row 1-6 bottom to top; the sequence runs a1..f1, a2..f2, ..., f6). Moves:
 `play <n> <cell>` (+ ` discard <card> ...` when it costs cards, e.g. `play 23 c2 discard 5 17`),
 `play start`, `play finish`, `discard <card> <card>`, and during a Start's discard
@@ -51,6 +51,7 @@ GAME = game_from_rules(
     max_players=5,
     rules_version=1,
     options={"galateia": False},
+    option_help={"galateia": "the rulebook's Galateia variant: 4 random Islands leave the game, unseen, before the deal"},
     event_types=EVENT_TYPES,
     description="Cooperative and silent: fill the sea with Islands in ascending order, then sail from Start to Finish.",
 )

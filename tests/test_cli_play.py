@@ -1,0 +1,117 @@
+"""Playing at the terminal as a newcomer does: `help` for the moves, honest command ids, stale views
+refused, bot seats guarded, readable views, errors as JSON in --json mode."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.test_view_text import RAW_DUMP
+from workers.worker import running_workers
+
+
+def new_game(pbm, *args: str) -> str:
+    return pbm("new", "holly-oak", "--players", "3", "--seed", "5", *args).stdout.strip()
+
+
+def events_of(pbm, game_id: str) -> list[dict]:
+    return json.loads(pbm("log", game_id, "--json").stdout)
+
+
+@pytest.mark.parametrize("word", ["help", "?", " HELP "])
+def test_help_as_a_move_lists_the_seats_moves_and_plays_nothing(pbm, word: str) -> None:
+    game_id = new_game(pbm)
+    before = events_of(pbm, game_id)
+    out = pbm("play", game_id, "--as", "1", word).stdout
+    assert "your moves: play 1Sp" in out and "pbm rules holly-oak" in out
+    assert "no move now" in pbm("play", game_id, "--as", "0", word).stdout
+    assert json.loads(pbm("play", game_id, "--as", "1", word, "--json").stdout)["legal_moves"] == ["play 1Sp"]
+    assert events_of(pbm, game_id) == before
+
+
+def test_a_command_id_reused_for_another_move_is_an_error(pbm) -> None:
+    game_id = new_game(pbm)
+    pbm("play", game_id, "--as", "1", "play 1Sp", "--command-id", "abc")
+    assert "already played" in pbm("play", game_id, "--as", "1", "PLAY 1sp", "--command-id", "abc").stdout
+    before = events_of(pbm, game_id)
+    seat, move = 2, json.loads(pbm("show", game_id, "--as", "2", "--json").stdout)["legal_moves"][0]
+    reused = pbm("play", game_id, "--as", str(seat), move, "--command-id", "abc", ok=False)
+    assert reused.exit_code == 1 and reused.stderr.strip() == "error: command id 'abc' was used for another move"
+    assert events_of(pbm, game_id) == before
+
+
+def test_expect_seq_refuses_a_move_made_on_a_stale_view(pbm) -> None:
+    game_id = new_game(pbm)
+    seen = json.loads(pbm("show", game_id, "--as", "1", "--json").stdout)
+    last = events_of(pbm, game_id)[-1]["seq"]
+    assert seen["seq"] == last + 1  # a view's seq is the next event's
+    played = json.loads(pbm("play", game_id, "--as", "1", "play 1Sp", "--expect-seq", str(seen["seq"]), "--json").stdout)
+    assert played["seq"] == seen["seq"] == played["events"][0]["seq"]
+    move = json.loads(pbm("show", game_id, "--as", "2", "--json").stdout)["legal_moves"][0]
+    stale = pbm("play", game_id, "--as", "2", move, "--expect-seq", str(seen["seq"]), ok=False)
+    assert stale.exit_code == 1 and f"not {seen['seq']}: someone moved first" in stale.stderr
+    assert events_of(pbm, game_id)[-1]["seq"] == seen["seq"]
+
+
+def test_a_person_plays_a_bots_seat_only_with_force(pbm) -> None:
+    game_id = new_game(pbm, "--bot", "1=random")
+    before = events_of(pbm, game_id)
+    refused = pbm("play", game_id, "--as", "1", "play 1Sp", ok=False)
+    assert "seat 1 is played by a bot (random): --force" in refused.stderr
+    assert events_of(pbm, game_id) == before
+    assert "seat 1 led 1Sp" in pbm("play", game_id, "--as", "1", "play 1Sp", "--force").stdout
+
+
+def test_new_with_a_bot_warns_when_no_worker_runs(pbm, redis_client) -> None:
+    result = pbm("new", "holly-oak", "--players", "3", "--bot", "2=random")
+    warned = "warning: no worker is running" in result.stderr
+    assert warned == (running_workers(redis_client) == 0)
+    assert result.stdout.strip().startswith("holly-oak-")  # the id alone on stdout, for $(...)
+    assert "warning" not in pbm("new", "holly-oak", "--players", "3").stderr
+
+
+def test_show_says_your_turn_names_the_bots_and_summarises_long_move_lists(pbm) -> None:
+    game_id = new_game(pbm, "--bot", "2=heuristic")
+    shown = pbm("show", game_id, "--as", "1").stdout
+    assert "Your turn." in shown and "seat 2 (bot: heuristic)" in shown and "seat 1 (you)" in shown
+    assert "Your turn" not in pbm("show", game_id, "--as", "0").stdout
+    board = pbm("new", "holiday-board", "--players", "3", "--seed", "1").stdout.strip()
+    pbm("play", board, "--as", "0", "bid 100")
+    summary = pbm("show", board, "--as", "1").stdout
+    assert "bid 200..30000 by 100" in summary and "--all lists them" in summary
+    every = pbm("show", board, "--as", "1", "--all").stdout
+    assert "bid 29900" in every and "bid 200..30000" not in every
+    assert len(json.loads(pbm("show", board, "--as", "1", "--json").stdout)["legal_moves"]) == 300
+
+
+def test_piped_output_is_not_wrapped_at_80_columns(pbm) -> None:
+    out = pbm("games").stdout
+    assert max(len(line) for line in out.splitlines()) > 100
+    assert "the JSON text of a board file" in out  # one line, not cut across two
+
+
+def test_the_whole_state_shows_each_seats_hand_on_its_own_line(pbm) -> None:
+    game_id = new_game(pbm)
+    out = pbm("replay", "show", game_id).stdout.splitlines()
+    hands = out.index("hands:")
+    assert [line.split(":")[0].strip() for line in out[hands + 1 : hands + 4]] == ["seat 0", "seat 1", "seat 2"]
+    assert not any(RAW_DUMP.search(line) for line in out)
+
+
+def test_tranquility_draws_its_sea_as_a_grid(pbm) -> None:
+    game_id = pbm("new", "tranquility", "--players", "1", "--seed", "4").stdout.strip()
+    out = pbm("show", game_id, "--as", "0").stdout.splitlines()
+    header = next(i for i, line in enumerate(out) if line.split() == list("abcdef"))
+    assert [line.split()[0] for line in out[header + 1 : header + 7]] == ["6", "5", "4", "3", "2", "1"]
+
+
+@pytest.mark.parametrize(
+    ("args", "status"),
+    [(["show", "no-such-game", "--json"], 1), (["show", "--json"], 2), (["no-such-command", "--json"], 2)],
+)
+def test_errors_in_json_mode_are_json_on_stderr(pbm, args: list[str], status: int) -> None:
+    result = pbm(*args, ok=False)
+    error = json.loads(result.stderr)
+    assert result.exit_code == status == error["status"] and error["error"]
+    assert result.stdout == ""

@@ -8,7 +8,22 @@ import json
 import pytest
 
 from tests.test_view_text import RAW_DUMP
+from workers.dispatch import AI_QUEUE
 from workers.worker import running_workers
+
+
+@pytest.fixture(autouse=True)
+def no_bot_turn_left_queued(redis_client):
+    """The bot games here have no worker: their queued turns are removed, so that the worker tests
+    after these find only their own jobs in the queue."""
+    from rq import Queue
+    from rq.job import Job
+
+    queue = Queue(AI_QUEUE, connection=redis_client)
+    before = set(queue.job_ids)
+    yield
+    for job_id in set(queue.job_ids) - before:
+        Job.fetch(job_id, connection=redis_client).delete()
 
 
 def new_game(pbm, *args: str) -> str:

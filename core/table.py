@@ -27,11 +27,26 @@ class Table:
     `play` is all-or-nothing: a refused move raises IllegalMove and leaves the table as it was.
     """
 
-    def __init__(self, game: Game, events: list[Any], state: Any, seed: int | None) -> None:
+    def __init__(
+        self, game: Game, events: list[Any], state: Any, seed: int | None, bots: dict[int, str] | None = None
+    ) -> None:
         self.game = game
+        # Any sequence of the events with `extend` and `copy`: events.snapshots gives one that
+        # holds only the latest events and reads the earlier ones from the log if they are asked for.
         self.events = events
         self.state = state
         self.seed = seed
+        self._bots = bots
+
+    def copy(self) -> Table:
+        return Table(self.game, self.events.copy(), self.state, self.seed, self._bots)
+
+    @property
+    def bots(self) -> dict[int, str]:
+        """seat -> bot kind, as the log records it (kept as events come in: no scan per move)."""
+        if self._bots is None:
+            self._bots = bot_seats(self.events)
+        return dict(self._bots)
 
     @property
     def seq(self) -> int:
@@ -70,9 +85,9 @@ class Table:
 
     def decide(self, seat: int, text: str) -> list[Any]:
         """The events `text` by `seat` would append, without appending them."""
-        return self._decided(seat, text)[0]
+        return self.decided(seat, text)[0]
 
-    def _decided(self, seat: int, text: str) -> tuple[list[Any], Any]:
+    def decided(self, seat: int, text: str) -> tuple[list[Any], Any]:
         """The events of the move and the state they lead to (folded once, to see if the game ends)."""
         check_move_text(text)
         self.check_seat(seat)
@@ -92,9 +107,20 @@ class Table:
 
     def play(self, seat: int, text: str) -> list[Any]:
         """Decide and apply one move; returns the new events."""
-        events, self.state = self._decided(seat, text)
-        self.events.extend(events)
+        events, state = self.decided(seat, text)
+        self.advance(events, state)
         return events
+
+    def advance(self, events: list[Any], state: Any) -> None:
+        """Take events with the state `decided` folded them to (a writer that appended them keeps
+        the fold it already did)."""
+        self._note_bots(events)
+        self.events.extend(events)
+        self.state = state
+
+    def _note_bots(self, events: list[Any]) -> None:
+        if self._bots is not None:
+            self._bots = bots_after(self._bots, events)
 
     def extend(self, events: Iterable[Any]) -> None:
         """Apply events already decided (from the log); never validates the rules, but an event
@@ -110,6 +136,7 @@ class Table:
         except Exception as error:  # whatever a forged event makes evolve trip over
             raise BrokenLog(self.seq + index, new[index].kind, error) from None
         self.state = state
+        self._note_bots(new)
         self.events.extend(new)
 
     def view(self, seat: int | None = None) -> dict[str, Any]:
@@ -141,6 +168,21 @@ class Table:
                 lines.append((seq, narrate(self.game, state, event, seat)))
             state = apply(self.game, state, event)
         return lines
+
+
+def bot_seats(events: Iterable[Any]) -> dict[int, str]:
+    """seat -> bot kind, as the log records it: the latest BotsSeated holds the whole mapping
+    (a seat handed back to a person is left out of it)."""
+    return bots_after({}, events)
+
+
+def bots_after(bots: Mapping[int, str], events: Iterable[Any]) -> dict[int, str]:
+    """The bot seats once `events` follow a log whose bot seats are `bots`."""
+    found = dict(bots)
+    for event in events:
+        if isinstance(event, BotsSeated):
+            found = dict(event.bots)
+    return found
 
 
 def apply(game: Game, state: Any, event: Any) -> Any:

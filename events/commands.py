@@ -17,14 +17,17 @@ import attrs
 
 import core
 from core.bounds import check_command_id
-from core.table import Table
-from events import envelope
+from core.table import Table, bots_after
+from events import envelope, index, keys
 from events.codec import DecodeError
 from events.envelope import Envelope
-from events.store import Conflict, Store
+from events.store import Conflict, Status, Store
 
 Dispatch = Callable[[str, Table], None]
 RETRIES = 50
+
+
+REINDEX_GRACE_MS = 60_000  # an index entry without a log younger than this may be a create in flight
 
 
 class UnknownGame(LookupError):
@@ -58,6 +61,12 @@ class Submitted:
     seq: int  # the seq of the first new event
     events: list[Envelope]
     duplicate: bool  # the command id had been seen: nothing new was appended
+
+
+def status_of(game: core.Game, state: Any, bots: Mapping[int, str], since_ms: int) -> Status:
+    """The row's changing part for a game at `state` with these bot seats."""
+    outcome = game.outcome(state)
+    return Status(tuple(game.to_act(state)), None if outcome is None else outcome.to_dict(), since_ms, tuple(sorted(bots)))
 
 
 def bots_seated(bots: Mapping[int, str], players: int) -> core.BotsSeated:
@@ -119,8 +128,9 @@ class Games:
         while True:
             new_id = game_id or f"{slug}-{secrets.token_hex(4)}"
             sealed = self._seal(new_id, 0, envelope.GENESIS, table.events, None, None, None)
+            status = status_of(table.game, table.state, table.bots, sealed[-1].time_ms)
             try:
-                self.store.create(new_id, slug, players, self.clock(), seed, [e.encode() for e in sealed])
+                self.store.create(new_id, slug, players, sealed[0].time_ms, seed, [e.encode() for e in sealed], status)
             except Conflict:
                 if game_id is not None:
                     raise
@@ -131,8 +141,7 @@ class Games:
 
     def table(self, game_id: str) -> Table:
         """A copy of the game's table as the log has it now (with its seed, to play on or view)."""
-        table = self._load(game_id)[0]
-        return Table(table.game, list(table.events), table.state, table.seed)
+        return self._load(game_id)[0].copy()
 
     def table_at(self, game_id: str, seq: int) -> Table:
         """The game's table at `seq` if this process holds it folded that far (no read: a caller
@@ -140,8 +149,7 @@ class Games:
         log has it now."""
         cached = self._tables.get(game_id)
         if cached is not None and cached[0].seq == seq:
-            table = cached[0]
-            return Table(table.game, list(table.events), table.state, table.seed)
+            return cached[0].copy()
         return self.table(game_id)
 
     def submit(
@@ -168,27 +176,19 @@ class Games:
                 done = self._done_or_raise(game_id, command_id, Conflict(game_id, expected_seq, table.seq))
                 return self._same_command(table, seat, move, command_id, done)
             try:
-                new_events = table.decide(seat, move)
+                new_events, state = table.decided(seat, move)
             except core.IllegalMove as refusal:
                 # A repeated command is refused by the rules once it has been played (the turn
                 # moved on): its answer is what it appended the first time.
                 return self._same_command(table, seat, move, command_id, self._done_or_raise(game_id, command_id, refusal))
-            sealed = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id)
             try:
-                # The script itself recognises a known command id (HSETNX), also on a conflict.
-                appended = self.store.append(game_id, table.seq, [e.encode() for e in sealed], command_id)
+                written = self._write(game_id, table, last_hash, new_events, state, seat, move, command_id)
             except Conflict as lost:
                 if expected_seq is not None:
                     raise
                 conflict = lost
                 continue
-            if appended.duplicate:
-                done = self._read_done(game_id, appended.first, appended.count)
-                return self._same_command(table, seat, move, command_id, done)
-            table.extend(new_events)
-            self._remember(game_id, table, sealed[-1].hash)
-            self._dispatch(game_id, table)
-            return Submitted(appended.first, sealed, duplicate=False)
+            return self._same_command(table, seat, move, command_id, written) if written.duplicate else written
         raise conflict  # every retry lost a race: a storm of writers; nothing was appended
 
     def seat_bots(self, game_id: str, bots: Mapping[int, str], command_id: str | None = None) -> Submitted:
@@ -205,22 +205,61 @@ class Games:
             table, last_hash = self._load(game_id)
             if table.outcome is not None:
                 return self._done_or_raise(game_id, command_id, core.SetupError(f"game {game_id} is over: its seats stay as they were"))
-            event = bots_seated(bots, table.players)
-            sealed = self._seal(game_id, table.seq, last_hash, [event], None, None, command_id)
-            if event.bots:
-                self.store.mark_bots(game_id)  # before the append: recovery must not miss this game
             try:
-                appended = self.store.append(game_id, table.seq, [e.encode() for e in sealed], command_id)
+                return self._write(game_id, table, last_hash, [bots_seated(bots, table.players)], table.state, None, None, command_id)
             except Conflict as lost:
                 conflict = lost
-                continue
-            if appended.duplicate:
-                return self._read_done(game_id, appended.first, appended.count)
-            table.extend([event])
-            self._remember(game_id, table, sealed[-1].hash)
-            self._dispatch(game_id, table)
-            return Submitted(appended.first, sealed, duplicate=False)
         raise conflict
+
+    def _write(self, game_id, table, last_hash, new_events, state, seat, move, command_id) -> Submitted:
+        """Append one command's events with the row they lead to; then keep the index, the table
+        and its snapshot up to date, and dispatch. Conflict (nothing appended) if the log moved on."""
+        sealed = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id)
+        status = status_of(table.game, state, bots_after(table.bots, new_events), sealed[0].time_ms)
+        # The index is in other slots than the game: entries are added before the append and
+        # removed after it, so a crash in between leaves one too many, which readers drop.
+        if status.outcome is not None:
+            index.ending(self.store.redis, game_id, status.since_ms)
+        elif status.bots and any(isinstance(event, core.BotsSeated) for event in new_events):
+            index.listed(self.store.redis, game_id, status.since_ms, bots=True)
+        # The script itself recognises a known command id (HSETNX), also on a conflict.
+        appended = self.store.append(game_id, table.seq, [e.encode() for e in sealed], command_id, status)
+        if appended.duplicate:
+            return self._read_done(game_id, appended.first, appended.count)
+        if status.outcome is not None:
+            index.ended(self.store.redis, [game_id])
+        table.advance(new_events, state)
+        self._remember(game_id, table, sealed[-1].hash)
+        self._dispatch(game_id, table)
+        return Submitted(appended.first, sealed, duplicate=False)
+
+    def reindex(self) -> tuple[int, list[tuple[str, str]]]:
+        """Rebuild every game's row and the index from the logs (the logs are the truth); returns
+        how many logs there are and (game id, what is wrong) for each that does not fold. Safe
+        while games go on."""
+        started_ms = self.clock()
+        logged = self.store.logged_games()
+        problems = []
+        for game_id in logged:
+            try:
+                self.reindex_game(game_id)
+            except (UnreadableGame, UnknownGame) as error:
+                problems.append((game_id, str(error)))
+        # Entries naming no log, older than this run (a create in flight lists its game first).
+        index.forget_unlogged(self.store.redis, set(logged), before_ms=started_ms - REINDEX_GRACE_MS)
+        return len(logged), problems
+
+    def reindex_game(self, game_id: str) -> None:
+        """One game's row and index entries, from its log."""
+        table = self._load(game_id)[0]
+        first, last = self.store.read(game_id, 0, 0)[0], self.store.read(game_id, table.seq - 1)[-1]
+        status = status_of(table.game, table.state, table.bots, last.time_ms)
+        # A row for fewer events than the log now holds is not written: the move that came in
+        # meanwhile wrote a newer one itself.
+        self.store.set_row(game_id, table.game.slug, table.players, first.time_ms, table.seq, status)
+        summarized = self.store.redis.exists(keys.summary(game_id))
+        end_ms = None if status.outcome is None else last.time_ms
+        index.place(self.store.redis, game_id, first.time_ms, end_ms, bool(status.bots), bool(summarized))
 
     def _done_or_raise(self, game_id: str, command_id: str | None, error: Exception) -> Submitted:
         done = None if command_id is None else self.store.command(game_id, command_id)

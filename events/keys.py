@@ -6,6 +6,12 @@ the append script may touch all of them at once.
 
 PREFIX = "pbm"
 GAMES = f"{PREFIX}:games"  # sorted set: game id -> creation time (ms); the list of games
+# The index (events/index.py): sorted sets across games, each a superset of what it names (an entry
+# is added before the game's own script runs and removed after it), checked against the game's row.
+RUNNING = f"{PREFIX}:games:running"  # game id -> creation time: games not over
+FINISHED = f"{PREFIX}:games:finished"  # game id -> end time: games over
+BOT_GAMES = f"{PREFIX}:games:bots"  # game id -> creation time: games not over with a bot seat
+UNSUMMARIZED = f"{PREFIX}:games:unsummarized"  # game id -> end time: over, summary not yet written
 
 
 def log(game_id: str) -> str:
@@ -24,7 +30,10 @@ def seed(game_id: str) -> str:
 
 
 def meta(game_id: str) -> str:
-    """Hash: game slug, players, created (ms): what `pbm list` shows without reading the log."""
+    """Hash: the game's row, what `pbm list` and recovery read instead of the log: slug, players,
+    created (ms) and bots (seats, comma-separated), set once; seq (the log's length), to_act (seats),
+    outcome (JSON, '' while running) and since (ms of the last append), written by the same script
+    as the events."""
     return f"{PREFIX}:{{{game_id}}}:meta"
 
 
@@ -58,6 +67,15 @@ def unverified(game_id: str) -> str:
 def replaced(game_id: str, what: str, time_ms: int) -> str:
     """The log (or seed) a forced import replaced, kept under this key (same hash tag)."""
     return f"{PREFIX}:{{{game_id}}}:{what}:replaced:{time_ms}"
+
+
+def game_of_log(key: bytes | str) -> str:
+    """The game id in a log's key (what `pbm reindex` finds by scanning)."""
+    text = key.decode() if isinstance(key, bytes) else key
+    return text[len(PREFIX) + 2 : -len("}:log")]
+
+
+LOG_PATTERN = f"{PREFIX}:{{*}}:log"
 
 
 def entry_id(seq: int) -> str:

@@ -5,16 +5,20 @@ idempotent command ids, in one round trip. It stores and reads bytes; it never d
 from __future__ import annotations
 
 from collections.abc import Sequence
+import json
+
 import attrs
 import redis
 
-from events import keys
+from events import index, keys
 from events.envelope import Envelope, decode
 
-# KEYS: log, commands, unverified. ARGV: expected seq, command id ('' for none), then the envelopes.
+# KEYS: log, commands, unverified, meta. ARGV: expected seq, command id ('' for none), n, then n
+# row fields and values (the state the events lead to, written beside them: never a row ahead of or
+# behind its log), then the envelopes' bytes.
 # Returns {0, next seq} appended | {1, first, count} a known command id | {2, current seq} conflict
 # | {3} a game imported unverified, never played.
-# The success path costs three calls: XLEN, HSETNX (which is also the duplicate check), XADD.
+# The success path costs four calls: XLEN, HSETNX (which is also the duplicate check), XADD, HSET.
 # An append whose first envelope is already at the expected seq, byte for byte, is this very
 # append sent again (redis-py resends a command whose reply a dropped connection lost): answered
 # as a known command, never as a conflict the caller would retry on the state it made itself.
@@ -22,7 +26,8 @@ _APPEND = """
 if redis.call('EXISTS', KEYS[3]) == 1 then return {3} end
 local first = redis.call('XLEN', KEYS[1])
 local command_id = ARGV[2]
-local count = #ARGV - 2
+local fields = tonumber(ARGV[3])
+local count = #ARGV - 3 - fields
 if first ~= tonumber(ARGV[1]) then
   local done = command_id ~= '' and redis.call('HGET', KEYS[2], command_id)
   if done then
@@ -30,7 +35,7 @@ if first ~= tonumber(ARGV[1]) then
     return {1, tonumber(seq), tonumber(n)}
   end
   local there = redis.call('XRANGE', KEYS[1], ARGV[1] .. '-1', ARGV[1] .. '-1')[1]
-  if there and there[2][2] == ARGV[3] then return {1, tonumber(ARGV[1]), count} end
+  if there and there[2][2] == ARGV[4 + fields] then return {1, tonumber(ARGV[1]), count} end
   return {2, first}
 end
 if command_id ~= '' then
@@ -40,24 +45,36 @@ if command_id ~= '' then
   end
 end
 for i = 1, count do
-  redis.call('XADD', KEYS[1], (first + i - 1) .. '-1', 'e', ARGV[i + 2])
+  redis.call('XADD', KEYS[1], (first + i - 1) .. '-1', 'e', ARGV[i + 3 + fields])
+end
+if fields > 0 then
+  redis.call('HSET', KEYS[4], 'seq', first + count, unpack(ARGV, 4, 3 + fields))
 end
 return {0, first + count}
 """
 
-# KEYS: log, seed, meta. ARGV: seed, slug, players, created, then the opening envelopes' bytes.
+# KEYS: log, seed, meta. ARGV: seed, n, then n row fields and values, then the opening envelopes.
 # A log that starts with these very bytes and seed is this create sent again after a lost reply: done.
 _CREATE = """
+local fields = tonumber(ARGV[2])
 if redis.call('EXISTS', KEYS[1]) == 1 then
   local there = redis.call('XRANGE', KEYS[1], '0-1', '0-1')[1]
-  if there and there[2][2] == ARGV[5] and redis.call('GET', KEYS[2]) == ARGV[1] then return 1 end
+  if there and there[2][2] == ARGV[3 + fields] and redis.call('GET', KEYS[2]) == ARGV[1] then return 1 end
   return 0
 end
 redis.call('SET', KEYS[2], ARGV[1])
-redis.call('HSET', KEYS[3], 'slug', ARGV[2], 'players', ARGV[3], 'created', ARGV[4])
-for i = 5, #ARGV do
-  redis.call('XADD', KEYS[1], (i - 5) .. '-1', 'e', ARGV[i])
+redis.call('HSET', KEYS[3], 'seq', #ARGV - 2 - fields, unpack(ARGV, 3, 2 + fields))
+for i = 3 + fields, #ARGV do
+  redis.call('XADD', KEYS[1], (i - 3 - fields) .. '-1', 'e', ARGV[i])
 end
+return 1
+"""
+
+# KEYS: log, meta. ARGV: seq, then row fields and values: written only if the log is still `seq`
+# long (pbm reindex folds while games go on; a row it computed must not overwrite a newer one).
+_SET_ROW = """
+if redis.call('XLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[2], 'seq', ARGV[1], unpack(ARGV, 2))
 return 1
 """
 
@@ -86,13 +103,64 @@ class Appended:
 
 
 @attrs.frozen
+class Status:
+    """Where a game stands after an append: the part of its row that changes with every move."""
+
+    to_act: tuple[int, ...]
+    outcome: dict[str, list[int]] | None  # {"scores": [...], "winners": [...]} once over
+    since_ms: int  # when the last append happened: since then the game waits for `to_act`
+    bots: tuple[int, ...] = ()  # the seats a bot plays
+
+    @property
+    def waiting_on_bot(self) -> bool:
+        return not set(self.to_act).isdisjoint(self.bots)
+
+    def fields(self) -> list[str | int]:
+        outcome = "" if self.outcome is None else json.dumps(self.outcome, separators=(",", ":"))
+        return ["to_act", seats_text(self.to_act), "outcome", outcome, "since", self.since_ms, "bots", seats_text(self.bots)]
+
+
+@attrs.frozen
 class GameInfo:
+    """A game's row. `status` is None when the row does not know it (a game logged before rows
+    were kept, until `pbm reindex`): then only folding the log tells, and `length` too."""
+
     game_id: str
     slug: str
     players: int
     created_ms: int
-    length: int
+    length: int | None  # None: a row from before rows kept it
+    status: Status | None = None
     unverified: str | None = None  # why verification failed, for a game imported unverified
+
+    @property
+    def finished(self) -> bool:
+        return self.status is not None and self.status.outcome is not None
+
+    @classmethod
+    def from_row(cls, game_id: str, row: list[bytes | None]) -> GameInfo | None:
+        """From the values of ROW_FIELDS; None if the game has no row."""
+        slug, players, created, seq, to_act, outcome, since, bots, unverified = row
+        if slug is None:
+            return None
+        status = None
+        if to_act is not None:
+            status = Status(seats(to_act), json.loads(outcome) if outcome else None, int(since), seats(bots))
+        length = None if seq is None else int(seq)
+        reason = None if unverified is None else unverified.decode()
+        return cls(game_id, slug.decode(), int(players), int(created), length, status, reason)
+
+
+# `unverified` is a copy, for the list, of the mark keys.unverified holds for the append script.
+ROW_FIELDS = ("slug", "players", "created", "seq", "to_act", "outcome", "since", "bots", "unverified")
+
+
+def seats_text(seats: tuple[int, ...]) -> str:
+    return ",".join(str(seat) for seat in seats)
+
+
+def seats(text: bytes) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(b",")) if text else ()
 
 
 class Store:
@@ -100,6 +168,7 @@ class Store:
         self.redis = client
         self._append = client.register_script(_APPEND)
         self._create = client.register_script(_CREATE)
+        self._set_row = client.register_script(_SET_ROW)
 
     def append(
         self,
@@ -107,13 +176,16 @@ class Store:
         expected_seq: int,
         envelopes: Sequence[bytes],
         command_id: str | None = None,
+        status: Status | None = None,
     ) -> Appended:
-        """Append all or nothing at `expected_seq`; a known command id appends nothing again."""
+        """Append all or nothing at `expected_seq`, with the game's new `status` in its row; a known
+        command id appends nothing again."""
         if not envelopes:
             raise ValueError("nothing to append")
+        fields = [] if status is None else status.fields()
         reply = self._append(
-            keys=[keys.log(game_id), keys.commands(game_id), keys.unverified(game_id)],
-            args=[expected_seq, command_id or "", *envelopes],
+            keys=[keys.log(game_id), keys.commands(game_id), keys.unverified(game_id), keys.meta(game_id)],
+            args=[expected_seq, command_id or "", len(fields), *fields, *envelopes],
         )
         if reply[0] == 3:
             raise NotPlayable(game_id, self.unverified(game_id) or "no reason kept")
@@ -123,16 +195,25 @@ class Store:
             return Appended(reply[1], reply[2], duplicate=True)
         return Appended(expected_seq, len(envelopes), duplicate=False)
 
-    def create(self, game_id: str, slug: str, players: int, created_ms: int, seed: int, envelopes: Sequence[bytes]) -> None:
-        """Start a game's log with its opening events, its secret seed and its listing; Conflict
-        if the id is taken."""
-        # Indexed first (another hash slot, so not in the script): a crash in between leaves an id
-        # the list skips, never an unlisted game.
-        self.redis.zadd(keys.GAMES, {game_id: created_ms}, nx=True)
+    def create(
+        self,
+        game_id: str,
+        slug: str,
+        players: int,
+        created_ms: int,
+        seed: int,
+        envelopes: Sequence[bytes],
+        status: Status | None = None,
+    ) -> None:
+        """Start a game's log with its opening events, its secret seed and its row; Conflict if the
+        id is taken."""
+        index.listed(self.redis, game_id, created_ms, bots=status is not None and bool(status.bots))
+        fields = ["slug", slug, "players", players, "created", created_ms]
+        fields += [] if status is None else status.fields()
         try:
             created = self._create(
                 keys=[keys.log(game_id), keys.seed(game_id), keys.meta(game_id)],
-                args=[seed, slug, players, created_ms, *envelopes],
+                args=[seed, len(fields), *fields, *envelopes],
             )
         except redis.RedisError:
             self._unlist_if_absent(game_id)
@@ -140,19 +221,19 @@ class Store:
         if not created:
             raise Conflict(game_id, 0, self.length(game_id))
 
+    def set_row(self, game_id: str, slug: str, players: int, created_ms: int, length: int, status: Status) -> bool:
+        """Write a row folded from `length` events; False (nothing written) if the log moved on."""
+        fields = ["slug", slug, "players", players, "created", created_ms, *status.fields()]
+        return bool(self._set_row(keys=[keys.log(game_id), keys.meta(game_id)], args=[length, *fields]))
+
     def _unlist_if_absent(self, game_id: str) -> None:
-        """After a failed create: take its id off the list (readers skip it anyway) if no log
+        """After a failed create: take its id off the index (readers skip it anyway) if no log
         came of it. Best effort: Redis may be the thing that failed."""
         try:
             if not self.redis.exists(keys.log(game_id)):
-                self.redis.zrem(keys.GAMES, game_id)
+                index.forget(self.redis, [game_id])
         except redis.RedisError:
             pass
-
-    def mark_bots(self, game_id: str) -> None:
-        """Note in the listing that bots play in this game (recovery looks there for bot seats
-        handed over after the opening)."""
-        self.redis.hset(keys.meta(game_id), "bots", 1)
 
     def command(self, game_id: str, command_id: str) -> Appended | None:
         """What a command id appended, if it was seen."""
@@ -184,23 +265,51 @@ class Store:
         return None if raw is None else int(raw)
 
     def info(self, game_id: str) -> GameInfo | None:
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hgetall(keys.meta(game_id))
-        pipe.xlen(keys.log(game_id))
-        pipe.get(keys.unverified(game_id))
-        meta, length, unverified = pipe.execute()
-        if not meta or not length:
-            return None
-        return GameInfo(
-            game_id,
-            meta[b"slug"].decode(),
-            int(meta[b"players"]),
-            int(meta[b"created"]),
-            length,
-            None if unverified is None else unverified.decode(),
-        )
+        found = self.rows([game_id])
+        return found[0] if found else None
 
-    def games(self) -> list[GameInfo]:
-        """Every game, oldest first."""
-        found = (self.info(game_id.decode()) for game_id in self.redis.zrange(keys.GAMES, 0, -1))
+    def rows(self, game_ids: Sequence[str]) -> list[GameInfo]:
+        """The rows of these games (one pipeline), skipping ids with no row. The row's seq is the
+        log's length: the script that appends events sets it."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.hmget(keys.meta(game_id), ROW_FIELDS)
+        found = (GameInfo.from_row(game_id, row) for game_id, row in zip(game_ids, pipe.execute()))
         return [info for info in found if info is not None]
+
+    def games(self, state: str | None = None, waiting_for: int | None = None) -> list[GameInfo]:
+        """The games from the index, oldest first: all, "running" or "finished" ones, or those
+        waiting for seat `waiting_for`. Rows that do not know their status are kept (see GameInfo)."""
+        if waiting_for is not None:
+            state = "running"
+        if state not in index.WHICH:
+            raise ValueError(f"a game is running or finished, not {state!r}")
+        found = self.rows(index.members(self.redis, index.WHICH[state]))
+        if state == "running":
+            index.ended(self.redis, [info.game_id for info in found if info.finished])  # a crash's leftovers
+            found = [info for info in found if not info.finished]
+        elif state == "finished":
+            found = [info for info in found if info.finished or info.status is None]
+        if waiting_for is not None:
+            found = [info for info in found if info.status is None or waiting_for in info.status.to_act]
+        return found
+
+    def bot_games(self) -> list[GameInfo]:
+        """The running games with a bot seat (recovery looks for a bot to act in each)."""
+        found = self.rows(index.members(self.redis, keys.BOT_GAMES))
+        index.ended(self.redis, [info.game_id for info in found if info.finished])
+        return [info for info in found if not info.finished]
+
+    def owed_summaries(self) -> list[GameInfo]:
+        """The finished games whose summary is not written."""
+        found = [info for info in self.rows(index.members(self.redis, keys.UNSUMMARIZED)) if info.finished]
+        pipe = self.redis.pipeline(transaction=False)
+        for info in found:
+            pipe.exists(keys.summary(info.game_id))
+        done = pipe.execute()
+        index.summarized(self.redis, [info.game_id for info, there in zip(found, done) if there])
+        return [info for info, there in zip(found, done) if not there]
+
+    def logged_games(self) -> list[str]:
+        """Every game with a log, found by scanning the keys (pbm reindex: the logs are the truth)."""
+        return sorted({keys.game_of_log(key) for key in self.redis.scan_iter(match=keys.LOG_PATTERN, count=1000, _type="STREAM")})

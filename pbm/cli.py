@@ -44,6 +44,7 @@ COMMANDS = {
     "serve": "pbm.serve_cli:serve",
     "invite": "pbm.seat_cli:invite",
     "seat": "pbm.seat_cli:seat",
+    "reindex": "pbm.reindex_cli:reindex",
 }
 
 # Piped to a file or a script, output is never wrapped at 80 columns (a terminal, or COLUMNS, sets

@@ -22,7 +22,8 @@ from typing import Any
 import msgpack
 import redis
 
-from events import codec, keys
+from events import codec, index, keys
+from events.commands import Games
 from events.codec import DecodeError
 from events.envelope import from_value
 from events.store import Store
@@ -157,6 +158,9 @@ def restore(client: redis.Redis, log: Log, replace: bool = False, force: bool = 
     raw = log.raw if log.raw is not None else [env.encode() for env in log.envelopes]
     log_key, seed_key = keys.log(game_id), keys.seed(game_id)
     created = log.envelopes[0].time_ms
+    # Listed first, placed after (events.index: a crash between leaves an entry too many); a log
+    # kept unverified is never played, so it is only listed.
+    index.listed(client, game_id, created, bots=True, running=failure is None)
     with client.pipeline(transaction=True) as pipe:
         # WATCH: a write to the game between this look and the import makes the transaction fail.
         pipe.watch(log_key, seed_key)
@@ -200,11 +204,13 @@ def restore(client: redis.Redis, log: Log, replace: bool = False, force: bool = 
             pipe.set(seed_key, str(log.revealed_seed))
         if failure is not None:
             pipe.set(keys.unverified(game_id), failure)
-        pipe.zadd(keys.GAMES, {game_id: created})
+            pipe.hset(keys.meta(game_id), "unverified", failure)  # the list's copy
         try:
             pipe.execute()
         except redis.WatchError:
             raise Refused(f"game {game_id} was written to while importing: nothing imported") from None
+    if failure is None:  # a verified log folds: its row and index entries come from it
+        Games(Store(client)).reindex_game(game_id)
     return kept
 
 

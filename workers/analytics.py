@@ -17,11 +17,10 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 import core
-from core.table import apply
-from events import keys
+from core.table import apply, bot_seats
+from events import index, keys
 from events.envelope import Envelope
 from events.store import Store
-from workers.bots import bot_seats
 
 HUMAN = "human"
 
@@ -95,6 +94,7 @@ def store_summary(store: Store, game_id: str) -> dict[str, Any]:
     pipe.set(keys.summary(game_id), json.dumps(summary))
     pipe.zadd(keys.summaries(summary["game"]), {game_id: summary["ended_ms"]})
     pipe.execute()
+    index.summarized(store.redis, [game_id])  # after: a crash before leaves an entry recovery drops
     return summary
 
 

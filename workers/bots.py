@@ -16,7 +16,7 @@ import attrs
 
 import core
 from core import bounds
-from core.table import Table
+from core.table import Table, bot_seats  # noqa: F401 (workers and their tests read bot_seats here)
 
 KINDS = ("random", "heuristic", "ismcts")
 DEFAULT_ISMCTS_ITERATIONS = 150  # about 0.1-0.5 s a move on this machine
@@ -77,15 +77,6 @@ def parse_seats(pairs: tuple[str, ...] | list[str], players: int) -> dict[int, s
 def check_seats(bots: Mapping[int, str]) -> dict[int, str]:
     """The Python API's form ({seat: kind}) checked and made canonical."""
     return {seat: str(parse_kind(kind)) for seat, kind in bots.items()}
-
-
-def bot_seats(events: list) -> dict[int, str]:
-    """seat -> bot kind, as the log records it: the latest BotsSeated holds the whole mapping
-    (a seat handed back to a person is left out of it)."""
-    for event in reversed(events):
-        if isinstance(event, core.BotsSeated):
-            return dict(event.bots)
-    return {}
 
 
 def bot_random(game_id: str, seq: int, seat: int) -> random.Random:

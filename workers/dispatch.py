@@ -11,14 +11,13 @@ in a game of people queues nothing, and every `pbm play` would pay for the impor
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Container, Iterable, Iterator
 from typing import Any
 
 import attrs
 import redis
 
 from core.table import Table
-from workers.bots import bot_seats
 
 AI_QUEUE = "pbm-ai"
 ANALYTICS_QUEUE = "pbm-analytics"
@@ -58,13 +57,17 @@ def turn_command_id(seq: int, seat: int) -> str:
 
 def work_for(game_id: str, table: Table) -> Iterator[Work]:
     """The jobs this state of the game calls for."""
-    if table.outcome is not None:
+    return work_at(game_id, table.seq, table.to_act, table.bots, table.outcome is not None)
+
+
+def work_at(game_id: str, seq: int, to_act: Iterable[int], bots: Container[int], over: bool) -> Iterator[Work]:
+    """The jobs a game at `seq` calls for (recovery knows these from the game's row)."""
+    if over:
         yield Work(ANALYTICS_QUEUE, "workers.jobs.summarize", (game_id,), summary_job_id(game_id))
         return
-    bots = bot_seats(table.events)
-    for seat in table.to_act:
+    for seat in to_act:
         if seat in bots:
-            yield Work(AI_QUEUE, "workers.jobs.take_turn", (game_id, table.seq, seat), turn_job_id(game_id, table.seq, seat))
+            yield Work(AI_QUEUE, "workers.jobs.take_turn", (game_id, seq, seat), turn_job_id(game_id, seq, seat))
 
 
 class Dispatcher:

@@ -47,7 +47,7 @@ def take_turn(game_id: str, seq: int, seat: int) -> dict:
             # jobs are unique, so whatever was already queued is not queued twice).
             games.dispatch(game_id, table)
         return {"status": "stale", "seq": table.seq}
-    kind = bots.bot_seats(table.events).get(seat)
+    kind = table.bots.get(seat)
     if kind is None:
         return {"status": "not a bot seat"}
     started = time.perf_counter()

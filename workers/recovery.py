@@ -1,5 +1,5 @@
-"""Recovery: finds games that wait on work nobody will do, and queues it. Reads the log; writes
-only rq jobs.
+"""Recovery: finds games that wait on work nobody will do, and queues it. Reads the index and the
+games' rows (events.store), not their logs; writes only rq jobs.
 
 Work goes missing when a process dies between an append and its enqueue, a worker dies between
 its pop and the start of the job (the job stays "queued" but is in no queue), or a worker dies in
@@ -16,6 +16,7 @@ import logging
 import os
 import socket
 import time
+from collections.abc import Iterator
 
 import redis
 from rq import Queue
@@ -24,16 +25,13 @@ from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from rq.worker import Worker
 
-from events import keys
-from events.codec import unpack
 from events.commands import Games
-from events.store import Store
-from workers.dispatch import Dispatcher, Work, work_for
+from events.store import GameInfo, Store
+from workers.dispatch import Dispatcher, Work, work_at, work_for
 
 log = logging.getLogger("pbm.workers")
 WAITING = {JobStatus.DEFERRED, JobStatus.SCHEDULED}  # rq's registries run these later
 POP_GRACE_S = 2.0  # a live worker starts a popped job within milliseconds; a dead one never does
-OPENING_EVENTS = 16  # BotsSeated sits right after the opening events: GameStarted and the deal
 
 
 def recover(connection: redis.Redis) -> list[str]:
@@ -42,38 +40,25 @@ def recover(connection: redis.Redis) -> list[str]:
     dispatcher = Dispatcher(connection)
     games = Games(store)
     queued = []
-    for raw_id in connection.zrange(keys.GAMES, 0, -1):
-        game_id = raw_id.decode()
+    # The index names the candidates (running games with a bot seat, finished games owed a
+    # summary); each game's row, written with its events, says whether it waits on a job now.
+    for info in [*store.bot_games(), *store.owed_summaries()]:
         try:
-            if not needs_look(connection, game_id):
-                continue
-            for work in work_for(game_id, games.table(game_id)):
+            for work in work_of(games, info):
                 if revive(dispatcher, work):
                     queued.append(work.job_id)
         except redis.ConnectionError:
             raise
         except Exception as error:  # one unreadable log must not keep every other game waiting
-            log.warning("recovery skipped game %s: %s: %s", game_id, type(error).__name__, error)
+            log.warning("recovery skipped game %s: %s: %s", info.game_id, type(error).__name__, error)
     return queued
 
 
-def needs_look(connection: redis.Redis, game_id: str) -> bool:
-    """Cheap filter before folding a game: over and summarized, or run by people alone: skip."""
-    pipe = connection.pipeline(transaction=False)
-    pipe.xrevrange(keys.log(game_id), count=1)
-    pipe.xrange(keys.log(game_id), count=OPENING_EVENTS)
-    pipe.exists(keys.summary(game_id))
-    pipe.hexists(keys.meta(game_id), "bots")  # set when seats are handed to bots mid-game
-    last, opening, summarized, handed_over = pipe.execute()
-    if not last:
-        return False  # created but never written (a crash between index and log)
-    if kind_of(last[0]) == "pbm.seed_revealed":
-        return not summarized
-    return handed_over or any(kind_of(entry) == "pbm.bots_seated" for entry in opening)
-
-
-def kind_of(entry: tuple) -> str:
-    return unpack(entry[1][b"e"])[3]
+def work_of(games: Games, info: GameInfo) -> Iterator[Work]:
+    status = info.status
+    if status is None:  # a row that does not know (reindex raced a move): fold the log
+        return work_for(info.game_id, games.table(info.game_id))
+    return work_at(info.game_id, info.length, status.to_act, status.bots, info.finished)
 
 
 def revive(dispatcher: Dispatcher, work: Work) -> bool:

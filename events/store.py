@@ -207,10 +207,10 @@ class Store:
     ) -> None:
         """Start a game's log with its opening events, its secret seed and its row; Conflict if the
         id is taken."""
-        index.listed(self.redis, game_id, created_ms, bots=status is not None and bool(status.bots))
         fields = ["slug", slug, "players", players, "created", created_ms]
         fields += [] if status is None else status.fields()
         try:
+            index.listed(self.redis, game_id, created_ms, bots=status is not None and bool(status.bots))
             created = self._create(
                 keys=[keys.log(game_id), keys.seed(game_id), keys.meta(game_id)],
                 args=[seed, len(fields), *fields, *envelopes],

@@ -14,7 +14,7 @@ from events.commands import Games
 from events.store import Store
 from replays.log import from_store
 from replays.verify import verify
-from workers import bots, recovery
+from workers import bots
 from workers.dispatch import Dispatcher, turn_job_id
 
 from tests.workers.test_rq import run_worker
@@ -48,7 +48,9 @@ def test_a_seat_handed_to_a_bot_and_back_plays_on_and_verifies(dispatching: Game
     assert handed.events[0].kind == core.BotsSeated.kind and handed.events[0].actor is None
     assert bots.bot_seats(dispatching.table(game_id).events) == {seat: "random"}
     assert Job.exists(turn_job_id(game_id, handed.seq + 1, seat), connection=store.redis)
-    assert recovery.needs_look(store.redis, game_id)  # the BotsSeated is past the opening events
+    # Recovery's candidates come from the index, its work from the row: both know the handover.
+    found = {info.game_id: info for info in store.bot_games()}
+    assert game_id in found and found[game_id].status.bots == (seat,) and found[game_id].status.waiting_on_bot
     again = dispatching.seat_bots(game_id, {seat: "random"}, command_id="autopilot-1")
     assert again.duplicate and again.seq == handed.seq
 

@@ -11,6 +11,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import attrs
@@ -18,7 +19,7 @@ import attrs
 import core
 from core.bounds import check_command_id
 from core.table import Table, bots_after
-from events import envelope, index, keys
+from events import envelope, index, keys, snapshots
 from events.codec import DecodeError
 from events.envelope import Envelope
 from events.store import Conflict, Status, Store
@@ -229,6 +230,8 @@ class Games:
         if status.outcome is not None:
             index.ended(self.store.redis, [game_id])
         table.advance(new_events, state)
+        if table.seq // snapshots.EVERY > appended.first // snapshots.EVERY:
+            self.store.save_snapshot(game_id, snapshots.encode(table, sealed[-1].hash))
         self._remember(game_id, table, sealed[-1].hash)
         self._dispatch(game_id, table)
         return Submitted(appended.first, sealed, duplicate=False)
@@ -321,18 +324,46 @@ class Games:
                 if newer:
                     table.extend(env.event for env in newer)
                     last_hash = newer[-1].hash
-                self._remember(game_id, table, last_hash)
-                return table, last_hash
-        envelopes = self.store.read(game_id)
-        if not envelopes:
+                return self._folded(game_id, table, last_hash, folded=len(newer))
+        return self._cold(game_id)
+
+    def _cold(self, game_id: str) -> tuple[Table, bytes]:
+        """A cold read: from the game's snapshot if the log still has its hash at its seq (then
+        only the events after it are read), else the whole log."""
+        first_raw, snapshot_raw, seed = self.store.opening(game_id)
+        if first_raw is None:
             raise UnknownGame(game_id)
-        started = envelopes[0].event
+        first = envelope.decode(first_raw)
+        started = first.event
         if not isinstance(started, core.GameStarted):
-            raise DecodeError(f"its log starts with {envelopes[0].kind}, not a game's start")
-        table = core.replay_table(started.game, [e.event for e in envelopes], seed=self.store.seed(game_id))
+            raise DecodeError(f"its log starts with {first.kind}, not a game's start")
+        game = core.get_game(started.game)
+        snapshot = snapshots.decode(game, started, snapshot_raw)
+        if snapshot is not None:
+            newer = self.store.read(game_id, snapshot.seq - 1)
+            if newer and newer[0].seq == snapshot.seq - 1 and newer[0].hash == snapshot.hash:
+                history = snapshots.History(started, snapshot.seq, [], partial(self._events_before, game_id, snapshot))
+                table = Table(game, history, snapshot.state, seed, snapshot.bots)
+                table.extend(env.event for env in newer[1:])
+                check_holds_together(table)
+                return self._folded(game_id, table, newer[-1].hash, folded=len(newer) - 1)
+        envelopes = [first, *self.store.read(game_id, 1)]
+        table = core.replay_table(started.game, [e.event for e in envelopes], seed=seed)
         check_holds_together(table)
-        self._remember(game_id, table, envelopes[-1].hash)
-        return table, envelopes[-1].hash
+        return self._folded(game_id, table, envelopes[-1].hash, folded=table.seq)
+
+    def _folded(self, game_id: str, table: Table, last_hash: bytes, folded: int) -> tuple[Table, bytes]:
+        if folded >= snapshots.EVERY:  # a long fold: the next cold read starts here
+            self.store.save_snapshot(game_id, snapshots.encode(table, last_hash))
+        self._remember(game_id, table, last_hash)
+        return table, last_hash
+
+    def _events_before(self, game_id: str, snapshot: snapshots.Snapshot) -> list[Any]:
+        """Events 1 .. seq - 1 of a table built from `snapshot`, for whoever asks for them."""
+        envelopes = self.store.read(game_id, 1, snapshot.seq - 1)
+        if snapshot.seq > 1 and (not envelopes or envelopes[-1].hash != snapshot.hash):
+            raise DecodeError("its log changed under a table read from a snapshot")
+        return [env.event for env in envelopes]
 
     def _remember(self, game_id: str, table: Table, last_hash: bytes) -> None:
         self._tables[game_id] = (table, last_hash)

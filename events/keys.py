@@ -78,6 +78,11 @@ def game_of_log(key: bytes | str) -> str:
 LOG_PATTERN = f"{PREFIX}:{{*}}:log"
 
 
+def snapshot(game_id: str) -> str:
+    """String: the latest snapshot of the game's state, a disposable cache (events/snapshots.py)."""
+    return f"{PREFIX}:{{{game_id}}}:snapshot"
+
+
 def entry_id(seq: int) -> str:
     return f"{seq}-1"
 

@@ -257,6 +257,19 @@ class Store:
         raw = self.redis.get(keys.unverified(game_id))
         return None if raw is None else raw.decode()
 
+    def opening(self, game_id: str) -> tuple[bytes | None, bytes | None, int | None]:
+        """What a cold read needs first, in one round trip: the first envelope's bytes, the
+        snapshot's bytes (None for none) and the seed."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.xrange(keys.log(game_id), keys.entry_id(0), keys.entry_id(0))
+        pipe.get(keys.snapshot(game_id))
+        pipe.get(keys.seed(game_id))
+        first, snapshot, seed = pipe.execute()
+        return (first[0][1][b"e"] if first else None), snapshot, (None if seed is None else int(seed))
+
+    def save_snapshot(self, game_id: str, raw: bytes) -> None:
+        self.redis.set(keys.snapshot(game_id), raw)
+
     def length(self, game_id: str) -> int:
         return self.redis.xlen(keys.log(game_id))
 

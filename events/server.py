@@ -6,6 +6,11 @@ and workers share it), and stopped only by `pbm server stop`. Its append-only fi
 `appendfsync everysec`: an acknowledged append survives the server being killed (the bytes are in
 the OS before the reply is sent); a crash of the whole machine can lose up to the last second.
 
+The log and rq's queues may live apart: with PBM_REDIS_CLUSTER=1, REDIS_URL names one node of a
+Redis Cluster (every script of pbm touches one game's hash tag, so each runs on one shard) and the
+queues live on PBM_QUEUE_URL, a plain Redis (rq does not run on a Cluster). Everything that makes
+a command path, a dispatcher or a worker takes its two clients from `connect` and `connect_queues`.
+
 Every way Redis can fail pbm is told here once, as one line (`explain`, `RedisUnavailable`), for
 every front end and worker alike; a password in REDIS_URL never appears in it.
 """
@@ -44,17 +49,43 @@ class RedisUnavailable(Exception):
     the password; what was being written was written whole or not at all."""
 
 
-def connect(url: str | None = None) -> redis.Redis:
-    """A client for REDIS_URL (or `url`), else for the embedded server, started if need be."""
+def clustered() -> bool:
+    """Whether the log is on a Redis Cluster (PBM_REDIS_CLUSTER=1)."""
+    return os.environ.get("PBM_REDIS_CLUSTER", "") == "1"
+
+
+def queues_apart() -> bool:
+    """Whether rq's queues live on another Redis than the log (PBM_QUEUE_URL, or a Cluster)."""
+    return bool(os.environ.get("PBM_QUEUE_URL")) or clustered()
+
+
+def connect_queues(log: redis.Redis | None = None) -> redis.Redis:
+    """rq's client: PBM_QUEUE_URL if set, else the log's own Redis (`log` if given)."""
+    url = os.environ.get("PBM_QUEUE_URL")
+    if url:
+        return connect(url, name="PBM_QUEUE_URL", cluster=False)
+    if clustered():
+        raise RedisUnavailable("PBM_REDIS_CLUSTER=1 needs PBM_QUEUE_URL: rq's queues live on a plain Redis, not on a Cluster")
+    return log if log is not None else connect()
+
+
+def connect(url: str | None = None, name: str = "REDIS_URL", cluster: bool | None = None) -> redis.Redis:
+    """A client for the log: REDIS_URL (or `url`; a Cluster node with PBM_REDIS_CLUSTER=1), else
+    the embedded server, started if need be."""
     url = url or os.environ.get("REDIS_URL")
+    cluster = clustered() if cluster is None else cluster
+    if cluster and not url:
+        raise RedisUnavailable("PBM_REDIS_CLUSTER=1 needs REDIS_URL: a node of the cluster")
     if url:
         scheme = urlsplit(url).scheme
         if scheme not in SCHEMES:
-            raise RedisUnavailable(f"REDIS_URL must start with redis://, rediss:// or unix://, not {scheme + '://' if scheme else repr(redacted(url))}")
+            raise RedisUnavailable(f"{name} must start with redis://, rediss:// or unix://, not {scheme + '://' if scheme else repr(redacted(url))}")
         try:
+            if cluster:
+                return redis.RedisCluster.from_url(url, retry=RETRY)
             return redis.Redis.from_url(url, retry=RETRY)
         except ValueError as error:  # a port, a query option or a db that is not a number
-            raise RedisUnavailable(f"REDIS_URL {redacted(url)} is not a Redis URL: {error}") from None
+            raise RedisUnavailable(f"{name} {redacted(url)} is not a Redis URL: {error}") from None
     try:
         return EmbeddedRedis(data_dir()).client()
     except (OSError, subprocess.CalledProcessError, RuntimeError) as error:

@@ -140,7 +140,7 @@ def open_games() -> Games:
     from workers.dispatch import Dispatcher
 
     client = server.connect()
-    return Games(Store(client), dispatch=Dispatcher(client))
+    return Games(Store(client), dispatch=Dispatcher(server.connect_queues(client)))
 
 
 def emit_json(value: Any) -> None:

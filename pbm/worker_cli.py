@@ -41,8 +41,10 @@ def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool
     from workers.worker import make_worker
 
     client = server.connect()
-    client.ping()  # a Redis that fails does so here, in one line, not inside rq (which warns and goes on)
-    runner = make_worker(client, queues or QUEUES, recovering=not no_recover)
+    queue_client = server.connect_queues(client)
+    for each in {id(client): client, id(queue_client): queue_client}.values():
+        each.ping()  # a Redis that fails does so here, in one line, not inside rq (which warns and goes on)
+    runner = make_worker(queue_client, queues or QUEUES, recovering=not no_recover, log=client)
     if not no_recover:
         queued = runner.recover_now()
         if queued:
@@ -58,7 +60,8 @@ def recover_command(as_json: bool) -> None:
     """Queue the work lost by a crash: bot turns nobody will play, summaries nobody will write."""
     from workers.recovery import recover
 
-    queued = recover(server.connect())
+    client = server.connect()
+    queued = recover(client, server.connect_queues(client))
     if as_json:
         return emit_json({"queued": queued})
     console.print(f"queued {len(queued)} job(s)" + (": " + ", ".join(queued) if queued else ""), highlight=False)

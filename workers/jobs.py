@@ -9,8 +9,8 @@ import time
 import redis
 from rq import get_current_job
 
+from events import server
 from events.commands import CommandIdReused, Games, UnreadableGame
-from events.server import connect
 from events.store import Conflict, NotPlayable, Store
 from workers import analytics, bots
 from workers.dispatch import Dispatcher, turn_command_id
@@ -18,19 +18,22 @@ from workers.dispatch import Dispatcher, turn_command_id
 _games: dict[str, Games] = {}
 
 
-def games_for(connection: redis.Redis) -> Games:
-    """One Games per Redis server and process: its folded tables stay warm from job to job, so a
-    turn reads only the events appended since that game's last turn here."""
-    server = repr(connection.connection_pool)
-    games = _games.get(server)
+def games_for(queues: redis.Redis) -> Games:
+    """One Games per rq Redis and process: its folded tables stay warm from job to job, so a
+    turn reads only the events appended since that game's last turn here. The log is on rq's
+    own Redis unless it lives apart (events.server.queues_apart: a Cluster, or PBM_QUEUE_URL)."""
+    server_key = repr(queues.connection_pool)
+    games = _games.get(server_key)
     if games is None:
-        games = _games[server] = Games(Store(connection), dispatch=Dispatcher(connection))
+        log = server.connect() if server.queues_apart() else queues
+        games = _games[server_key] = Games(Store(log), dispatch=Dispatcher(queues))
     return games
 
 
 def current_connection() -> redis.Redis:
+    """rq's Redis: the running job's, else the configured one."""
     job = get_current_job()
-    return job.connection if job is not None else connect()
+    return job.connection if job is not None else server.connect_queues()
 
 
 def take_turn(game_id: str, seq: int, seat: int) -> dict:

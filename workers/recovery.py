@@ -34,10 +34,11 @@ WAITING = {JobStatus.DEFERRED, JobStatus.SCHEDULED}  # rq's registries run these
 POP_GRACE_S = 2.0  # a live worker starts a popped job within milliseconds; a dead one never does
 
 
-def recover(connection: redis.Redis) -> list[str]:
-    """Queue what is missing; returns the ids of the jobs queued (or replaced)."""
+def recover(connection: redis.Redis, queues: redis.Redis | None = None) -> list[str]:
+    """Queue what is missing, reading the log's Redis `connection` and queuing on `queues` (rq's
+    Redis, by default the same); returns the ids of the jobs queued (or replaced)."""
     store = Store(connection)
-    dispatcher = Dispatcher(connection)
+    dispatcher = Dispatcher(queues if queues is not None else connection)
     games = Games(store)
     queued = []
     # The index names the candidates (running games with a bot seat, finished games owed a

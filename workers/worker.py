@@ -63,6 +63,7 @@ class PbmWorker(SimpleWorker):
     queue_class = ReliableQueue
     recovering = True
     redis_failure: str | None = None  # why rq's loop gave up, when Redis was the cause
+    log_connection = None  # the log's client, when it is not rq's (events.server.connect_queues)
 
     def work(self, *args, **kwargs) -> bool:
         with redis_errors_in_one_line(self):
@@ -84,13 +85,13 @@ class PbmWorker(SimpleWorker):
     def recover_now(self) -> list[str]:
         """At start: always (a worker that replaces a killed one must find its orphan at once)."""
         self.connection.set(keys.RECOVERY_LOCK, self.name, ex=RECOVERY_INTERVAL_S - 1)
-        return recover(self.connection)
+        return recover(self.log_connection or self.connection, self.connection)
 
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()
         # Periodically: one worker per interval, whoever takes the lock.
         if self.recovering and self.connection.set(keys.RECOVERY_LOCK, self.name, nx=True, ex=RECOVERY_INTERVAL_S - 1):
-            recover(self.connection)
+            recover(self.log_connection or self.connection, self.connection)
 
 
 def running_workers(connection) -> int:
@@ -98,13 +99,15 @@ def running_workers(connection) -> int:
     return len(SimpleWorker.all(connection=connection))
 
 
-def make_worker(connection, queues: tuple[str, ...] = QUEUES, recovering: bool = True) -> PbmWorker:
+def make_worker(connection, queues: tuple[str, ...] = QUEUES, recovering: bool = True, log=None) -> PbmWorker:
+    """A worker on rq's `connection`; `log` is the log's client if it lives elsewhere."""
     worker = PbmWorker(
         [ReliableQueue(name, connection=connection) for name in queues],
         connection=connection,
         maintenance_interval=RECOVERY_INTERVAL_S,
     )
     worker.recovering = recovering
+    worker.log_connection = log
     return worker
 
 

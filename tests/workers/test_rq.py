@@ -37,8 +37,8 @@ def run_worker(cli_env: dict[str, str], *args: str, timeout: float = 240) -> sub
 
 
 @pytest.fixture
-def dispatching(store: Store) -> Games:
-    return Games(store, dispatch=Dispatcher(store.redis))
+def dispatching(store: Store, queue_client) -> Games:
+    return Games(store, dispatch=Dispatcher(queue_client))
 
 
 def assert_played_once(store: Store, game_id: str) -> None:
@@ -69,17 +69,17 @@ def test_a_bot_only_game_of_each_game_and_kind_finishes_through_rq(dispatching: 
         assert summary["seats"] == [kind] * table.players
 
 
-def test_a_duplicate_enqueue_does_nothing(dispatching: Games, store: Store, cli_env, monkeypatch):
+def test_a_duplicate_enqueue_does_nothing(dispatching: Games, store: Store, queue_client, cli_env, monkeypatch):
     game_id = dispatching.create("holly-oak", 3, seed=11, bots={0: "random", 1: "random", 2: "random"})
     table = dispatching.table(game_id)
     seat = table.to_act[0]
     job_id = turn_job_id(game_id, table.seq, seat)
-    queue = Queue(AI_QUEUE, connection=store.redis)
-    assert Job.exists(job_id, connection=store.redis)
+    queue = Queue(AI_QUEUE, connection=queue_client)
+    assert Job.exists(job_id, connection=queue_client)
     # The queue is listed in rq's set of queues (sent once per process, not with every job).
-    assert AI_QUEUE in [q.name for q in Queue.all(connection=store.redis)]
+    assert AI_QUEUE in [q.name for q in Queue.all(connection=queue_client)]
     # The same state dispatched again (a retried writer, recovery): nothing more is queued.
-    Dispatcher(store.redis)(game_id, table)
+    Dispatcher(queue_client)(game_id, table)
     assert queue.get_job_ids().count(job_id) == 1
     # The job delivered twice (run in-process, against the same Redis): one move.
     monkeypatch.setenv("PBM_HOME", cli_env["PBM_HOME"])
@@ -88,13 +88,13 @@ def test_a_duplicate_enqueue_does_nothing(dispatching: Games, store: Store, cli_
     assert first["status"] == "played" and second["status"] == "stale"
     assert store.length(game_id) > table.seq
     assert_played_once(store, game_id)
-    Job.fetch(job_id, connection=store.redis).delete()  # the queued copy would only find it stale
+    Job.fetch(job_id, connection=queue_client).delete()  # the queued copy would only find it stale
 
 
-def test_recovery_queues_the_turn_lost_between_append_and_enqueue(store: Store, cli_env):
+def test_recovery_queues_the_turn_lost_between_append_and_enqueue(store: Store, queue_client, cli_env):
     silent = Games(store)  # a writer that dies before it dispatches: nothing is queued
     game_id = silent.create("holiday-board", 2, seed=5, bots={0: "heuristic", 1: "random"})
-    assert not Job.exists(turn_job_id(game_id, silent.table(game_id).seq, silent.table(game_id).to_act[0]), connection=store.redis)
+    assert not Job.exists(turn_job_id(game_id, silent.table(game_id).seq, silent.table(game_id).to_act[0]), connection=queue_client)
     recovered = subprocess.run(
         [sys.executable, "-m", "pbm", "recover", "--json"], env={**os.environ, **cli_env}, capture_output=True, text=True
     )
@@ -105,14 +105,14 @@ def test_recovery_queues_the_turn_lost_between_append_and_enqueue(store: Store, 
     assert_played_once(store, game_id)
 
 
-def test_a_worker_killed_mid_job_leaves_the_game_finished_without_a_double_move(dispatching: Games, store: Store, cli_env):
+def test_a_worker_killed_mid_job_leaves_the_game_finished_without_a_double_move(dispatching: Games, store: Store, queue_client, cli_env):
     # seat 0 thinks for a while each turn, so the kill lands inside a job
     game_id = dispatching.create("holly-oak", 3, seed=3, bots={0: "ismcts:0.15s", 1: "random", 2: "random"})
     worker = subprocess.Popen(
         [sys.executable, "-m", "pbm", "worker", "--no-recover"], env={**os.environ, **cli_env},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    registry = StartedJobRegistry(AI_QUEUE, connection=store.redis)
+    registry = StartedJobRegistry(AI_QUEUE, connection=queue_client)
 
     def thinking() -> bool:  # seat 0's turn is running: the kill lands inside its 0.15 s search
         return any(job_id.startswith(f"pbm-turn-{game_id}-") and job_id.endswith("-0") for job_id in registry.get_job_ids())

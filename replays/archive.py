@@ -36,6 +36,11 @@ MAGIC_BYTES = codec.pack(MAGIC)
 SUFFIX = ".pbmlog"  # the usual name ending of a replay file (nothing depends on it)
 
 
+# RENAME as a script: redis-py refuses RENAME in a Redis Cluster's pipeline, a script it routes by
+# its keys (both under the game's hash tag, so in one slot).
+_RENAME = "return redis.call('RENAME', KEYS[1], KEYS[2])"
+
+
 class Refused(ValueError):
     """An import refused (a log that fails verification, a taken id, events it would drop);
     nothing was written."""
@@ -179,10 +184,10 @@ def restore(client: redis.Redis, log: Log, replace: bool = False, force: bool = 
         if dropped is not None:
             stamp = time.time_ns() // 1_000_000
             kept_keys = [keys.replaced(game_id, "log", stamp)]
-            pipe.rename(log_key, kept_keys[0])
+            pipe.execute_command("EVAL", _RENAME, 2, log_key, kept_keys[0])
             if had_seed:
                 kept_keys.append(keys.replaced(game_id, "seed", stamp))
-                pipe.rename(seed_key, kept_keys[1])
+                pipe.execute_command("EVAL", _RENAME, 2, seed_key, kept_keys[1])
             kept = f"the old log of {game_id} ({len(stored)} events) is kept under {' and its seed under '.join(kept_keys)}"
             pipe.delete(keys.seat_tokens(game_id))  # the old game's seat links do not open this one
         # A replace that only adds events keeps the running game's secret seed: its log is a

@@ -130,7 +130,7 @@ def new(
 def workers_running(games_: Any) -> bool:
     from workers.worker import running_workers  # rq: only for games with bots
 
-    return running_workers(games_.store.redis) > 0
+    return running_workers(games_.dispatch.connection) > 0  # rq's Redis, where workers register
 
 
 def warn(message: str) -> None:

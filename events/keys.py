@@ -83,6 +83,14 @@ def snapshot(game_id: str) -> str:
     return f"{PREFIX}:{{{game_id}}}:snapshot"
 
 
+def of_game(game_id: str, players: int) -> list[str]:
+    """Every key a game owns, for `pbm delete`: a key added for a game belongs here too (a test
+    plays, summarizes and seats a game, deletes it and finds none of its keys left). Not listed:
+    the seat rate windows, which expire by themselves, and a forced import's replaced logs."""
+    fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot]
+    return [key(game_id) for key in fixed] + [contact(game_id, seat) for seat in range(players)]
+
+
 def entry_id(seq: int) -> str:
     return f"{seq}-1"
 

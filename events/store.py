@@ -290,6 +290,19 @@ class Store:
         found = (GameInfo.from_row(game_id, row) for game_id, row in zip(game_ids, pipe.execute()))
         return [info for info in found if info is not None]
 
+    def delete(self, game_id: str) -> GameInfo | None:
+        """Remove a game on purpose: every key it owns and its entries in the lists across games.
+        Returns what it was (None: no such game). Its queued bot turns find no game and do nothing."""
+        info = self.info(game_id)
+        if info is None:
+            return None
+        # Its keys first, then the index: a crash in between leaves entries naming a game with no
+        # log, which readers skip and `pbm reindex` forgets (as after a crashed create).
+        self.redis.delete(*keys.of_game(game_id, info.players))
+        self.redis.zrem(keys.summaries(info.slug), game_id)
+        index.forget(self.redis, [game_id])
+        return info
+
     def games(self, state: str | None = None, waiting_for: int | None = None) -> list[GameInfo]:
         """The games from the index, oldest first: all, "running" or "finished" ones, or those
         waiting for seat `waiting_for`. Rows that do not know their status are kept (see GameInfo)."""

@@ -35,6 +35,8 @@ COMMANDS = {
     "play": "pbm.game_cli:play",
     "log": "pbm.game_cli:log",
     "demo": "pbm.game_cli:demo",
+    "delete": "pbm.delete_cli:delete",
+    "archive": "pbm.delete_cli:archive",
     "worker": "pbm.worker_cli:worker",
     "recover": "pbm.worker_cli:recover_command",
     "stats": "pbm.worker_cli:stats",
@@ -97,8 +99,8 @@ class Cli(click.Group):
             fail(error.format_message() + hint, status=2)
         except click.ClickException as error:
             fail(error.format_message())
-        except click.Abort:
-            fail("aborted")
+        except (click.Abort, KeyboardInterrupt):
+            fail("interrupted", status=130)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

@@ -140,12 +140,18 @@ def warn(message: str) -> None:
 
 
 @click.command(name="list")
+@click.option("--running", is_flag=True, help="Only games not over.")
+@click.option("--finished", is_flag=True, help="Only games over.")
+@click.option("--waiting-for", "waiting_for", type=int, metavar="SEAT", help="Only games waiting for this seat.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def list_games(as_json: bool) -> None:
-    """List the games in the log."""
+def list_games(running: bool, finished: bool, waiting_for: int | None, as_json: bool) -> None:
+    """List the games in the log (all, or those the filters pick)."""
+    if running and finished:
+        raise click.UsageError("--running and --finished exclude each other")
     games_ = open_games()
     rows = []
-    for info in games_.store.games():
+    state = "running" if running else "finished" if finished else None
+    for info in games_.store.games(state, waiting_for):
         row: dict[str, Any] = {"game_id": info.game_id, "game": info.slug, "players": info.players, "seq": info.length}
         if info.unverified is not None:
             row["unverified"] = info.unverified
@@ -162,10 +168,13 @@ def list_games(as_json: bool) -> None:
         outcome = table.outcome
         outcome = None if outcome is None else outcome.to_dict()
         rows.append(row | {"seq": table.seq, "to_act": list(table.to_act), "outcome": outcome, "since_ms": None})
+    filtered = running or finished or waiting_for is not None
+    if filtered:  # the index picked them; a row that did not know its status was folded above
+        rows = [row for row in rows if picked(row, running, finished, waiting_for)]
     if as_json:
         return emit_json(rows)
     if not rows:
-        return say("no games yet: try pbm new holly-oak --players 3, or pbm demo")
+        return say("no such game" if filtered else "no games yet: try pbm new holly-oak --players 3, or pbm demo")
     lines = [(row["game_id"], row["game"], str(row["players"]), str(row["seq"]), status_text(row)) for row in rows]
     click.echo(columns(("id", "game", "players", "events", "status"), lines))
 
@@ -176,6 +185,13 @@ def columns(header: tuple[str, ...], lines: list[tuple[str, ...]]) -> str:
     return "\n".join(
         "  ".join(cell.ljust(width) for cell, width in zip(line, widths)) + "  " + line[-1] for line in [header, *lines]
     )
+
+
+def picked(row: dict[str, Any], running: bool, finished: bool, waiting_for: int | None) -> bool:
+    if "outcome" not in row or "unverified" in row:  # unreadable, or never to be played
+        return False
+    over = row["outcome"] is not None
+    return (not running or not over) and (not finished or over) and (waiting_for is None or waiting_for in row["to_act"])
 
 
 def status_text(row: dict[str, Any]) -> str:

@@ -146,9 +146,14 @@ def render_aggregate(slug: str, result: dict[str, Any]) -> None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="simulation", show_default=True, help="Where the report goes.")
 @click.option("--workers", "spawn", type=click.IntRange(0, 64), default=0, help="Start this many local workers for the run (default: use the running ones).")
 @click.option("--seed", type=click.IntRange(0, 2**200), help="Derive the games' seeds from this (reproducible runs).")
+@click.option("--stall-timeout", "stall_s", type=click.FloatRange(min=1), default=300, show_default=True, metavar="SECONDS", help="Give up when no game has finished for this long.")
 @click.option("--json", "as_json", is_flag=True)
-def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir: str, spawn: int, seed: int | None, as_json: bool) -> None:
-    """Play GAMES bot-only games on the workers, then write a report of who wins how often."""
+def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir: str, spawn: int, seed: int | None, stall_s: float, as_json: bool) -> None:
+    """Play GAMES bot-only games on the workers, then write a report of who wins how often.
+
+    A run that stops before the end (Ctrl-C, dead workers, no progress for --stall-timeout)
+    deletes the games it created, so they neither linger as running games nor enter the stats.
+    """
     from workers import report
     from workers.worker import running_workers
 
@@ -165,12 +170,19 @@ def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir:
     try:
         if not spawn and not running_workers(games_.dispatch.connection):
             fail("no worker is running: start `pbm worker` (or pass --workers N)")
-        ids = []
-        for index in range(count):
-            seats = {seat: kinds[(seat + index) % len(kinds)] for seat in range(players)}
-            game_seed = None if seed is None else seed * 1_000_003 + index
-            ids.append(games_.create(game, players, seed=game_seed, bots=seats))
-        summaries = wait_for_summaries(client, ids)
+        ids: list[str] = []
+        try:
+            for index in range(count):
+                seats = {seat: kinds[(seat + index) % len(kinds)] for seat in range(players)}
+                game_seed = None if seed is None else seed * 1_000_003 + index
+                ids.append(games_.create(game, players, seed=game_seed, bots=seats))
+            summaries = wait_for_summaries(client, ids, started, stall_s)
+        except (Stopped, KeyboardInterrupt) as stop:
+            stop_workers(started)  # first, so no job of theirs writes to a game being deleted
+            started.clear()
+            for game_id in ids:
+                games_.store.delete(game_id)
+            fail(f"{stop or 'interrupted'}; deleted the {len(ids)} game(s) this simulation created")
     finally:
         stop_workers(started)
     result = analytics.aggregate(summaries)
@@ -181,9 +193,22 @@ def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir:
     console.print(f"report: {path}", highlight=False)
 
 
-def wait_for_summaries(client: Any, ids: list[str]) -> list[dict[str, Any]]:
+class Stopped(Exception):
+    """The simulation cannot finish: its workers are gone, or nothing moves any more."""
+
+
+WORKER_CHECK_S = 5.0  # how often a run on someone else's workers asks rq whether any is alive
+
+
+def wait_for_summaries(client: Any, ids: list[str], started: list[subprocess.Popen], stall_s: float) -> list[dict[str, Any]]:
+    """Every game's summary, once workers have played and summarized them all. Stopped when the
+    workers this run started have all died, when rq knows of no live worker, or after `stall_s`
+    seconds without a game finishing."""
+    from workers.worker import running_workers
+
     remaining = list(ids)
     found: dict[str, dict[str, Any]] = {}
+    progressed = checked = time.monotonic()
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"), TimeElapsedColumn())
     with Progress(*columns, console=errors, transient=False) as progress:
         task = progress.add_task("games finished", total=len(ids))
@@ -195,9 +220,21 @@ def wait_for_summaries(client: Any, ids: list[str]) -> list[dict[str, Any]]:
                 if raw is not None:
                     found[game_id] = json.loads(raw)
                     remaining.remove(game_id)
+                    progressed = time.monotonic()
             progress.update(task, completed=len(found))
-            if remaining:
-                time.sleep(0.2)
+            if not remaining:
+                break
+            now = time.monotonic()
+            if started and all(process.poll() is not None for process in started):
+                codes = ", ".join(str(process.returncode) for process in started)
+                raise Stopped(f"the worker(s) this simulation started have died (exit status {codes})")
+            if not started and now - checked > WORKER_CHECK_S:
+                checked = now
+                if not running_workers(client):
+                    raise Stopped("no worker is running any more")
+            if now - progressed > stall_s:
+                raise Stopped(f"no game finished in {stall_s:g} s: are the workers alive? (pbm worker)")
+            time.sleep(0.2)
     return [found[game_id] for game_id in ids]
 
 

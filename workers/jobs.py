@@ -10,7 +10,7 @@ import redis
 from rq import get_current_job
 
 from events import server
-from events.commands import CommandIdReused, Games, UnreadableGame
+from events.commands import CommandIdReused, Games, UnknownGame, UnreadableGame
 from events.store import Conflict, NotPlayable, Store
 from workers import analytics, bots
 from workers.dispatch import Dispatcher, turn_command_id
@@ -43,6 +43,8 @@ def take_turn(game_id: str, seq: int, seat: int) -> dict:
         table = games.table_at(game_id, seq)
     except UnreadableGame as error:  # a broken log: nobody plays it, the job is done
         return {"status": "unplayable", "reason": str(error)}
+    except UnknownGame:  # deleted (`pbm delete`, a stopped simulation) since the turn was queued
+        return {"status": "gone"}
     if table.seq != seq or seat not in table.to_act:
         done = games.store.command(game_id, turn_command_id(seq, seat))
         if done is not None:
@@ -75,6 +77,8 @@ def take_turn(game_id: str, seq: int, seat: int) -> dict:
 def summarize(game_id: str) -> dict:
     """Write the finished game's summary (idempotent: the same log gives the same summary)."""
     games = games_for(current_connection())
+    if games.store.info(game_id) is None:  # deleted since the game ended
+        return {"status": "gone"}
     return analytics.store_summary(games.store, game_id)
 
 

@@ -118,6 +118,8 @@ class Game:
     determinize: Callable[[Any, int, Any], Any]
     # a sentence for `pbm games`
     description: str = ""
+    # everyone wins or nobody does (Tranquility): reports give the team's win rate over games
+    cooperative: bool = False
     # option name -> what it does, one line for `pbm games` and `pbm rules` (every option has one)
     option_help: Mapping[str, str] = attrs.field(factory=dict)
 

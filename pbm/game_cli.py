@@ -19,6 +19,7 @@ from pbm.cli import console, emit_json, open_games, say
 from pbm.rules_cli import option_text
 from pbm.rules_cli import options as options_of
 from pbm.view_text import moves_lines, outcome_text, seats_text, view_lines
+from workers.analytics import players_text
 from workers.bots import bot_seats, parse_seats
 
 
@@ -307,7 +308,7 @@ def demo(game: str, players: int | None, seed: int | None, quiet: bool, as_json:
     table = games_.table(game_id)
     live, shown = not (quiet or as_json), 0
     if live:
-        say(f"{spec.title}, {players} random players: game {game_id}")
+        say(f"{spec.title}, {players_text(['random'] * players)}: game {game_id}")
     while True:
         if live:  # each command's events as it is played
             say(*(f"{seq:>4} {line}" for seq, line in table.narrate(None, start=shown)))
@@ -322,5 +323,5 @@ def demo(game: str, players: int | None, seed: int | None, quiet: bool, as_json:
         story = [{"seq": seq, "text": text} for seq, text in table.narrate(None)]
         return emit_json({"game_id": game_id, "game": game, "players": players, "outcome": outcome, "events": story})
     if quiet:
-        say(f"{spec.title}, {players} random players: game {game_id}")
+        say(f"{spec.title}, {players_text(['random'] * players)}: game {game_id}")
     say(f"game over after {table.seq} events: {outcome_text(outcome)}", f"replay it: pbm log {game_id}")

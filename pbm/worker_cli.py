@@ -20,7 +20,7 @@ from rich.table import Table as RichTable
 
 import core
 from events import keys, server
-from pbm.cli import console, emit_json, errors, fail, open_games
+from pbm.cli import console, emit_json, errors, fail, open_games, say
 from workers import analytics
 from workers.bots import parse_kind
 from workers.dispatch import QUEUES
@@ -78,10 +78,15 @@ def stats(game_id: str | None, slug: str | None, as_json: bool) -> None:
     store = open_games().store
     if slug is not None:
         core.get_game(slug)
-        result = analytics.aggregate(analytics.load_summaries(store, slug))
+        summaries = analytics.load_summaries(store, slug)
+        by_players = analytics.aggregate_by_players(summaries)
         if as_json:
-            return emit_json(result)
-        return render_aggregate(slug, result)
+            return emit_json({"game": slug, "games": len(summaries), "by_players": {str(n): result for n, result in by_players.items()}})
+        if not by_players:
+            return say(f"{slug}: no summarized games yet")
+        for players, result in by_players.items():
+            render_aggregate(slug, result, players)
+        return None
     summary = analytics.load_summary(store, game_id)
     if summary is None:
         info = store.info(game_id)
@@ -120,22 +125,30 @@ def rate_text(rate: dict[str, Any]) -> str:
     return f"{rate['rate']:.1%} [{rate['low']:.1%}, {rate['high']:.1%}] of {rate['games']}"
 
 
-def render_aggregate(slug: str, result: dict[str, Any]) -> None:
-    console.print(f"[bold]{slug}[/]: {result['games']} summarized games", highlight=False)
-    if not result["games"]:
+def render_aggregate(slug: str, result: dict[str, Any], players: int) -> None:
+    games = result["games"]
+    say(f"{slug}, {players} player{'s' if players != 1 else ''}: {games} summarized game{'s' if games != 1 else ''}")
+    if not games:
         return
-    console.print(f"games with a winner: {rate_text(result['games_with_a_winner'])}", highlight=False)
-    for title, rows in (("seat", result["win_rate_by_seat"]), ("player", result["win_rate_by_kind"])):
-        listing = RichTable(title, "win rate [95% Wilson interval] of seat-games", box=None)
-        for name, rate in rows.items():
-            listing.add_row(str(name), rate_text(rate))
-        console.print(listing)
+    if result["cooperative"]:
+        say(f"team win rate [95% Wilson interval] over games: {rate_text(result['team_win_rate'])}")
+        listing = RichTable("team", "win rate [95% Wilson interval] over games", box=None)
+        for team, rate in result["team_win_rate_by_team"].items():
+            listing.add_row(team, rate_text(rate))
+        console.print(listing, highlight=False, markup=False)
+    else:
+        say(f"games with a winner: {rate_text(result['games_with_a_winner'])}")
+        for title, rows in (("seat", result["win_rate_by_seat"]), ("player", result["win_rate_by_kind"])):
+            listing = RichTable(title, "win rate [95% Wilson interval] of seat-games", box=None)
+            for name, rate in rows.items():
+                listing.add_row(str(name), rate_text(rate))
+            console.print(listing, highlight=False, markup=False)
     for name in ("scores", "winning_scores", "length_moves"):
         d = result[name]
-        console.print(
-            f"{name.replace('_', ' ')}: min {d['min']}, median {d['median']}, mean {d['mean']}, max {d['max']}",
-            highlight=False,
-        )
+        if d["n"]:
+            say(f"{name.replace('_', ' ')}: min {d['min']}, median {d['median']}, mean {d['mean']}, max {d['max']}")
+        elif name == "winning_scores":
+            say("winning scores: none (no game was won)")
 
 
 @click.command()
@@ -189,7 +202,7 @@ def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir:
     path = report.write(Path(out_dir), game, players, kinds, summaries, result)
     if as_json:
         return emit_json({"report": str(path), "games": ids, "aggregate": result})
-    render_aggregate(game, result)
+    render_aggregate(game, result, players)
     console.print(f"report: {path}", highlight=False)
 
 

@@ -148,30 +148,61 @@ def rate(wins: float, trials: int) -> dict[str, float]:
     return {"wins": wins, "games": trials, "rate": round(wins / trials, 4) if trials else 0.0, "low": round(low, 4), "high": round(high, 4)}
 
 
+def players_text(kinds: Iterable[str]) -> str:
+    """`1 random player`, `2 heuristic players and 1 random player`."""
+    counts = Counter(kinds)
+    parts = [f"{n} {kind} player{'s' if n != 1 else ''}" for kind, n in sorted(counts.items())]
+    return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 2 else parts)
+
+
 def aggregate(summaries: list[dict[str, Any]]) -> dict[str, Any]:
-    """Win rate by seat and by bot kind (a shared win counts as won), score and length distributions."""
+    """Win rates with 95% Wilson intervals, score and length distributions.
+
+    Competitive games: by seat and by bot kind, over seat-games (a shared win counts as won).
+    Cooperative games (everyone wins or nobody does): the team's win rate over games, and by team
+    (its players' kinds); a team's seats are one trial, not several, so no per-seat rates.
+    The winning score is over games somebody won.
+    """
+    by_players = Counter(s["players"] for s in summaries)
+    won = [s for s in summaries if s["winners"]]
+    cooperative = bool(summaries) and all(core.GAMES[s["game"]].cooperative for s in summaries if s["game"] in core.GAMES)
+    result: dict[str, Any] = {
+        "games": len(summaries),
+        "players": dict(sorted(by_players.items())),
+        "cooperative": cooperative,
+        "games_with_a_winner": rate(len(won), len(summaries)),
+        # A cooperative game's seats share one score: counted once per game.
+        "scores": distribution(score for s in summaries for score in (s["scores"][:1] if cooperative else s["scores"])),
+        "winning_scores": distribution(max(s["scores"]) for s in won),
+        "length_moves": distribution(sum(s["moves"]) for s in summaries),
+        "length_events": distribution(s["events"] for s in summaries),
+    }
+    if cooperative:
+        teams: defaultdict[str, list[bool]] = defaultdict(list)
+        for s in summaries:
+            teams[players_text(s["seats"])].append(bool(s["winners"]))
+        result["team_win_rate"] = result["games_with_a_winner"]
+        result["team_win_rate_by_team"] = {team: rate(sum(wins), len(wins)) for team, wins in sorted(teams.items())}
+        return result
     by_seat_wins: Counter = Counter()
     by_seat_games: Counter = Counter()
     by_kind_wins: Counter = Counter()
     by_kind_games: Counter = Counter()
-    by_players: Counter = Counter()
     for s in summaries:
-        by_players[s["players"]] += 1
         for seat, kind in enumerate(s["seats"]):
-            won = seat in s["winners"]
+            won_here = seat in s["winners"]
             by_seat_games[seat] += 1
-            by_seat_wins[seat] += won
+            by_seat_wins[seat] += won_here
             by_kind_games[kind] += 1
-            by_kind_wins[kind] += won
-    return {
-        "games": len(summaries),
-        "players": dict(sorted(by_players.items())),
-        # In a cooperative game (everyone wins or nobody does) this is the team's win rate.
-        "games_with_a_winner": rate(sum(1 for s in summaries if s["winners"]), len(summaries)),
-        "win_rate_by_seat": {seat: rate(by_seat_wins[seat], by_seat_games[seat]) for seat in sorted(by_seat_games)},
-        "win_rate_by_kind": {kind: rate(by_kind_wins[kind], by_kind_games[kind]) for kind in sorted(by_kind_games)},
-        "scores": distribution(score for s in summaries for score in s["scores"]),
-        "winning_scores": distribution(max(s["scores"]) for s in summaries),
-        "length_moves": distribution(sum(s["moves"]) for s in summaries),
-        "length_events": distribution(s["events"] for s in summaries),
-    }
+            by_kind_wins[kind] += won_here
+    result["win_rate_by_seat"] = {seat: rate(by_seat_wins[seat], by_seat_games[seat]) for seat in sorted(by_seat_games)}
+    result["win_rate_by_kind"] = {kind: rate(by_kind_wins[kind], by_kind_games[kind]) for kind in sorted(by_kind_games)}
+    return result
+
+
+def aggregate_by_players(summaries: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
+    """One aggregate per player count: win rates of 2- and 5-player games do not mix."""
+    groups: defaultdict[int, list[dict[str, Any]]] = defaultdict(list)
+    for s in summaries:
+        groups[s["players"]].append(s)
+    return {players: aggregate(group) for players, group in sorted(groups.items())}

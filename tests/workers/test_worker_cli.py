@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 import random
+import uuid
 from pathlib import Path
 
 import pytest
 from rq.job import Job
 
+from events import keys
 from events.commands import Games
 from events.store import Store
 from workers import analytics
@@ -63,7 +65,7 @@ def test_stats_shows_a_summary_and_the_aggregates(pbm, games: Games, store: Stor
     shown = pbm("stats", game_id).stdout
     assert "tricks" in shown and "kings" in shown
     everything = json.loads(pbm("stats", "--game", "holly-oak", "--json").stdout)
-    assert everything["games"] >= 1 and "human" in everything["win_rate_by_kind"]
+    assert everything["games"] >= 1 and "human" in everything["by_players"]["3"]["win_rate_by_kind"]
     assert "win rate" in pbm("stats", "--game", "holly-oak").stdout
     assert "no game" in pbm("stats", "nope-123", ok=False).output
     assert "not both" in pbm("stats", ok=False).output
@@ -97,3 +99,44 @@ def test_simulate_plays_on_workers_and_writes_a_report(pbm, tmp_path: Path) -> N
 def test_simulate_refuses_a_mismatch_of_bots_and_seats(pbm) -> None:
     result = pbm("simulate", "holidays", "--players", "3", "--bots", "random,heuristic", ok=False)
     assert "2 kinds for 3 seats" in result.output
+
+
+def cooperative_summary(game_id: str, players: int, won: bool) -> dict:
+    return {"game_id": game_id, "game": "tranquility", "players": players, "seats": ["random"] * players,
+            "scores": [30 if won else 12] * players, "winners": list(range(players)) if won else [],
+            "events": 50, "moves": [10] * players}
+
+
+def test_cooperative_reports_give_the_team_rate_over_games_and_no_fair_share(tmp_path: Path) -> None:
+    from workers import report
+
+    summaries = [cooperative_summary(f"g{i}", 3, won=i < 2) for i in range(10)]
+    result = analytics.aggregate(summaries)
+    assert result["cooperative"] and result["team_win_rate"]["games"] == 10 and result["team_win_rate"]["wins"] == 2
+    assert "win_rate_by_seat" not in result and "win_rate_by_kind" not in result
+    assert result["scores"]["n"] == 10  # one shared score a game, not one a seat
+    assert result["team_win_rate_by_team"] == {"3 random players": result["team_win_rate"]}
+    lost = analytics.aggregate([cooperative_summary("l", 1, won=False)])
+    assert lost["winning_scores"]["n"] == 0 and "1 random player" in lost["team_win_rate_by_team"]
+    text = report.write(tmp_path, "tranquility", 3, ["random"], summaries, result).read_text()
+    assert "fair share" not in text and "over 10 games" in text and "3 random players" in text
+    lost_text = report.write(tmp_path / "lost", "tranquility", 1, ["random"], [cooperative_summary("l", 1, False)], lost).read_text()
+    assert "winning scores: none (no game was won)" in lost_text and "1 random player" in lost_text
+    assert "1 random players" not in lost_text
+
+
+def test_stats_separates_player_counts(pbm, store: Store) -> None:
+    made = []
+    for i, players in enumerate((1, 1, 2)):
+        summary = cooperative_summary(f"coop-{uuid.uuid4().hex[:8]}-{i}", players, won=i == 0)
+        made.append(summary["game_id"])
+        store.redis.set(keys.summary(summary["game_id"]), json.dumps(summary))
+        store.redis.zadd(keys.summaries("tranquility"), {summary["game_id"]: i})
+    stats = json.loads(pbm("stats", "--game", "tranquility", "--json").stdout)
+    assert {"1", "2"} <= set(stats["by_players"])
+    assert stats["by_players"]["2"]["players"] == {"2": stats["by_players"]["2"]["games"]}
+    shown = pbm("stats", "--game", "tranquility").stdout
+    assert "tranquility, 1 player:" in shown and "tranquility, 2 players:" in shown and "team win rate" in shown
+    for game_id in made:
+        store.redis.delete(keys.summary(game_id))
+        store.redis.zrem(keys.summaries("tranquility"), game_id)

@@ -51,6 +51,7 @@ GAME = game_from_rules(
     max_players=5,
     rules_version=1,
     options={"galateia": False},
+    cooperative=True,
     option_help={"galateia": "the rulebook's Galateia variant: 4 random Islands leave the game, unseen, before the deal"},
     event_types=EVENT_TYPES,
     description="Cooperative and silent: fill the sea with Islands in ascending order, then sail from Start to Finish.",

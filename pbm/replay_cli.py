@@ -6,6 +6,7 @@ GAME|FILE arguments name a replay file when such a file exists, else a game id i
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -115,7 +116,8 @@ def show(ref: str, at: int | None, seat: int | None, public: bool, referee: bool
 @SEAT
 @PUBLIC
 @REFEREE
-def step(ref: str, at: int, script: str | None, seat: int | None, public: bool, referee: bool) -> None:
+@click.option("--json", "as_json", is_flag=True, help="One JSON object a line per position shown (seq, event, output).")
+def step(ref: str, at: int, script: str | None, seat: int | None, public: bool, referee: bool, as_json: bool) -> None:
     """Walk the log one event at a time: each event narrated, then the state it produced.
 
     Keys: n (or space, enter) next, p previous, g first, G last, q quit. They come from --script,
@@ -127,17 +129,19 @@ def step(ref: str, at: int, script: str | None, seat: int | None, public: bool, 
     elif not public:
         check_referee(log, referee)
     seq = log.check_seq(at)
-    console.print(f"[dim]{STEP_KEYS}[/]")
-    show_step(log, seq, seat, public)
+    if not as_json:
+        console.print(f"[dim]{STEP_KEYS}[/]")
+    show_step(log, seq, seat, public, as_json)
     for key in keys_from(script):
         moved = next_position(key, seq, log.last_seq)
         if moved is None:
             break
         if moved == seq:
-            console.print(f"[dim](at seq {seq} of {log.last_seq}; {STEP_KEYS})[/]")
+            if not as_json:
+                console.print(f"[dim](at seq {seq} of {log.last_seq}; {STEP_KEYS})[/]")
             continue
         seq = moved
-        show_step(log, seq, seat, public)
+        show_step(log, seq, seat, public, as_json)
 
 
 def next_position(key: str, seq: int, last: int) -> int | None:
@@ -160,12 +164,18 @@ def keys_from(script: str | None):
         yield click.getchar()
 
 
-def show_step(log: Log, seq: int, seat: int | None, public: bool) -> None:
+def show_step(log: Log, seq: int, seat: int | None, public: bool, as_json: bool = False) -> None:
     env = log.envelopes[seq]
-    cause = "" if env.command is None else f"  [dim](seat {env.actor}: {env.command})[/]"
+    # A move's text as typed may name cards its seat hid (Tranquility's discards): shown to the
+    # whole state's reader and to that seat, never to another seat or the public.
+    shown = env.command is not None and ((seat is None and not public) or env.actor == seat)
+    output = table_output(log, seq, seat, public)
+    if as_json:
+        command = {"seat": env.actor, "move": env.command} if shown else None
+        return click.echo(json.dumps({"seq": seq, "last_seq": log.last_seq, "event": log.narrate(seq, seat), "command": command, "output": output}))
     rule(f"seq {seq} of {log.last_seq}")
-    console.print(f"[bold]{log.narrate(seq, seat)}[/]{cause}", highlight=False)
-    render(log, table_output(log, seq, seat, public))
+    say(log.narrate(seq, seat) + (f"  (seat {env.actor}: {env.command})" if shown else ""))
+    render(log, output)
 
 
 @replay.command()
@@ -219,9 +229,12 @@ def _render_divergence(a: str, b: str, found: Any) -> None:
 @replay.command(name="export")
 @click.argument("game_id", metavar="GAME")
 @click.option("-o", "--output", "path", required=True, type=click.Path(dir_okay=False), help="The file to write.")
-def export_(game_id: str, path: str) -> None:
+@AS_JSON
+def export_(game_id: str, path: str, as_json: bool) -> None:
     """Write a game's log to a replay file (msgpack: a header, then the envelopes as stored)."""
     log = archive.export(store(), game_id, path)
+    if as_json:
+        return emit_json({"game_id": log.game_id, "events": len(log.events), "file": path})
     console.print(f"exported {log.game_id}: {len(log.events)} events to {path}", highlight=False)
 
 
@@ -230,12 +243,15 @@ def export_(game_id: str, path: str) -> None:
 @click.option("--replace", is_flag=True, help="Overwrite a game with the same id (refused if it has events the file lacks).")
 @click.option("--force", is_flag=True, help="With --replace: drop such events too; the old log is kept under another key.")
 @click.option("--unverified", is_flag=True, help="Keep a log that fails verification, for forensics: marked, never played.")
-def import_(path: str, replace: bool, force: bool, unverified: bool) -> None:
+@AS_JSON
+def import_(path: str, replace: bool, force: bool, unverified: bool, as_json: bool) -> None:
     """Load a replay file into the log under its own game id, once `pbm replay verify` passes it
     (refused if the id exists)."""
     log = archive.read_unchecked(path) if unverified else archive.read(path)
     kept = archive.restore(store().redis, log, replace=replace, force=force, unverified=unverified)
     marked = store().unverified(log.game_id)
+    if as_json:
+        return emit_json({"game_id": log.game_id, "game": log.game.slug, "events": len(log.events), "unverified": marked, "kept": kept or None})
     note = f" (unverified, kept for forensics and never played: {marked})" if marked else ""
     console.print(f"imported {log.game_id}: {len(log.events)} events of {log.game.slug}{note}", highlight=False, soft_wrap=True)
     if kept:
@@ -281,7 +297,8 @@ def verify(ref: str, secret_seed: bool, as_json: bool) -> None:
 @click.option("-o", "--output", "path", type=click.Path(dir_okay=False), help="Write the Markdown report here.")
 @click.option("--secret-seed", is_flag=True, help="A running game: check its deals with the server's secret seed.")
 @REFEREE
-def audit(ref: str, seq: int | None, path: str | None, secret_seed: bool, referee: bool) -> None:
+@AS_JSON
+def audit(ref: str, seq: int | None, path: str | None, secret_seed: bool, referee: bool, as_json: bool) -> None:
     """A referee's report: who did what and when, legality, views at the disputed seq, verification.
 
     Exit status 1 when the verification in it fails (the report is written all the same).
@@ -294,6 +311,9 @@ def audit(ref: str, seq: int | None, path: str | None, secret_seed: bool, refere
     text, report = audit_report(log, seq, seed)
     if path:
         Path(path).write_text(text)
+    if as_json:
+        emit_json({"game_id": log.game_id, "ok": report.ok, "first_bad_seq": report.first_bad_seq, "file": path, "markdown": None if path else text})
+    elif path:
         console.print(f"wrote the audit of {log.game_id} to {path}", highlight=False)
     else:
         from rich.markdown import Markdown  # markdown-it and pygments: a tenth of a second

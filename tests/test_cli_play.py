@@ -130,3 +130,39 @@ def test_errors_in_json_mode_are_json_on_stderr(pbm, args: list[str], status: in
     error = json.loads(result.stderr)
     assert result.exit_code == status == error["status"] and error["error"]
     assert result.stdout == ""
+
+
+def test_every_command_takes_json_but_the_long_running_servers() -> None:
+    import click
+
+    from pbm.cli import main
+
+    ctx = click.Context(main)
+    lacking = []
+
+    def walk(command: click.Command, path: str) -> None:
+        if isinstance(command, click.Group):
+            for name in command.list_commands(ctx):
+                walk(command.get_command(ctx, name), f"{path} {name}".strip())
+        elif not any("--json" in param.opts for param in command.params):
+            lacking.append(path)
+
+    walk(main, "")
+    # The servers run until stopped: what they print is a log, not a result.
+    assert set(lacking) <= {"worker", "serve", "mail-server"}, lacking
+
+
+def test_stepping_as_a_seat_never_shows_another_seats_move_text(pbm) -> None:
+    game_id = pbm("new", "tranquility", "--players", "2", "--seed", "3").stdout.strip()
+    hand = json.loads(pbm("show", game_id, "--as", "0", "--json").stdout)["hand"]
+    discard = next(m for m in json.loads(pbm("show", game_id, "--as", "0", "--json").stdout)["legal_moves"] if m.startswith("discard"))
+    pbm("play", game_id, "--as", "0", discard)
+    def steps(*who: str) -> list[dict]:
+        out = pbm("replay", "step", game_id, *who, "--script", "n" * 20, "--json").stdout
+        return [json.loads(line) for line in out.splitlines()]
+
+    assert all(step["command"] is None for step in steps("--as", "1"))
+    assert not any(card in step["event"].split() for step in steps("--as", "1") for card in discard.split()[1:])
+    assert {"seat": 0, "move": discard} in [step["command"] for step in steps("--as", "0")]
+    assert set(discard.split()[1:]) <= set(hand)
+    assert discard not in pbm("replay", "step", game_id, "--public", "--script", "n" * 20).stdout

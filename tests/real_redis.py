@@ -49,7 +49,9 @@ def redis_server(*options: str, password: str | None = None) -> Iterator[tuple[s
         process.kill()
         process.wait()
     else:
-        raise RuntimeError(f"redis-server would not start: {(directory / 'redis.log').read_text()[-500:]}")
+        log = (directory / "redis.log").read_text()[-500:]
+        shutil.rmtree(directory, ignore_errors=True)
+        raise RuntimeError(f"redis-server would not start: {log}")
     secret = f":{password}@" if password else ""
     try:
         yield f"redis://{secret}127.0.0.1:{port}/0", admin

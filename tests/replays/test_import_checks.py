@@ -148,3 +148,25 @@ def test_a_log_that_folds_into_an_inconsistent_state_is_unreadable_not_a_traceba
     assert running in [row["game_id"] for row in json.loads(pbm("list", "--json").stdout)]
     unreadable = {each["game_id"]: each["error"] for each in json.loads(pbm("reindex", "--json").stdout)["unreadable"]}
     assert f"seq {seq}" in unreadable[running]
+
+
+def test_a_bot_turn_on_an_unverified_game_is_done_without_a_move(cli_env, store: Store, game_id: str, tmp_path: Path) -> None:
+    from rq.job import Job
+
+    from tests.workers.test_rq import run_worker
+    from workers.dispatch import Dispatcher, turn_job_id
+
+    games = Games(store)  # no dispatch: the bots' turns are queued below, on the forged copy only
+    games.create("holly-oak", 3, seed=11, game_id=game_id, bots={seat: "random" for seat in range(3)})
+    play_random(games, game_id, moves=6)  # moves that a swapped deal makes illegal
+    path, forged_id = forged_file(store, game_id, tmp_path / "bots.pbmlog", swapped_hands)
+    archive.restore(store.redis, archive.read(path), unverified=True)
+    assert store.unverified(forged_id)
+    table = Games(store).table(forged_id)
+    Dispatcher(store.redis)(forged_id, table)  # the bot turn the game waits for, queued
+    before = store.length(forged_id)
+    ran = run_worker(cli_env, "--burst", "--no-recover")
+    assert ran.returncode == 0, ran.stderr
+    job = Job.fetch(turn_job_id(forged_id, table.seq, table.to_act[0]), connection=store.redis)
+    assert job.return_value()["status"] == "unplayable" and "never played" in job.return_value()["reason"]
+    assert store.length(forged_id) == before

@@ -7,7 +7,9 @@ table that does not match what Redis holds is dropped and rebuilt.
 
 from __future__ import annotations
 
+import functools
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
@@ -26,6 +28,7 @@ from events.store import Conflict, Status, Store
 
 Dispatch = Callable[[str, Table], None]
 RETRIES = 50
+LOCK_STRIPES = 64
 
 
 REINDEX_GRACE_MS = 60_000  # an index entry without a log younger than this may be a create in flight
@@ -89,8 +92,24 @@ def same_move(game: core.Game, played: str | None, move: str) -> bool:
         return False
 
 
+def one_game_at_a_time(method):
+    """A Games method that runs holding its game's lock (the game id is its first argument)."""
+
+    @functools.wraps(method)
+    def locked(self: Games, game_id: str, *args: Any, **kwargs: Any) -> Any:
+        with self._locks[hash(game_id) % LOCK_STRIPES]:
+            return method(self, game_id, *args, **kwargs)
+
+    return locked
+
+
 class Games:
-    """Creates games and submits commands; keeps recently used tables folded in memory."""
+    """Creates games and submits commands; keeps recently used tables folded in memory.
+
+    Safe to share between threads (a web server's pool): every call on a game holds that game's
+    lock (one of a fixed set, chosen by the game id), so no two threads fold or extend one table
+    at once, while calls on other games wait on Redis side by side.
+    """
 
     def __init__(
         self,
@@ -104,6 +123,7 @@ class Games:
         self.clock = clock
         self._tables: OrderedDict[str, tuple[Table, bytes]] = OrderedDict()
         self._cache_size = cache_size
+        self._locks = [threading.RLock() for _ in range(LOCK_STRIPES)]
 
     def create(
         self,
@@ -140,10 +160,12 @@ class Games:
             self._dispatch(new_id, table)
             return new_id
 
+    @one_game_at_a_time
     def table(self, game_id: str) -> Table:
         """A copy of the game's table as the log has it now (with its seed, to play on or view)."""
         return self._load(game_id)[0].copy()
 
+    @one_game_at_a_time
     def table_at(self, game_id: str, seq: int) -> Table:
         """The game's table at `seq` if this process holds it folded that far (no read: a caller
         that then submits with expected_seq=seq learns of a newer log by a Conflict), else as the
@@ -153,6 +175,7 @@ class Games:
             return cached[0].copy()
         return self.table(game_id)
 
+    @one_game_at_a_time
     def submit(
         self,
         game_id: str,
@@ -192,6 +215,7 @@ class Games:
             return self._same_command(table, seat, move, command_id, written) if written.duplicate else written
         raise conflict  # every retry lost a race: a storm of writers; nothing was appended
 
+    @one_game_at_a_time
     def seat_bots(self, game_id: str, bots: Mapping[int, str], command_id: str | None = None) -> Submitted:
         """Hand seats to bots, or back to people, from here on: appends a BotsSeated holding the
         whole new mapping (seat -> bot kind; a seat left out is a person's), which replaces the
@@ -366,10 +390,15 @@ class Games:
         return [env.event for env in envelopes]
 
     def _remember(self, game_id: str, table: Table, last_hash: bytes) -> None:
+        # Taken out and put back (at the end: the most recently used) rather than moved there,
+        # so another thread's eviction in between cannot make the move fail.
+        self._tables.pop(game_id, None)
         self._tables[game_id] = (table, last_hash)
-        self._tables.move_to_end(game_id)
         while len(self._tables) > self._cache_size:
-            self._tables.popitem(last=False)
+            try:
+                self._tables.popitem(last=False)
+            except KeyError:  # another thread emptied it first
+                break
 
     def _dispatch(self, game_id: str, table: Table) -> None:
         if self.dispatch is not None:

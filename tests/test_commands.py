@@ -188,3 +188,39 @@ def test_one_command_sent_by_many_at_once_is_played_once(store: Store) -> None:
     assert [e.command_id for e in envelopes].count(command_id) == 1
     assert len(results) == 8 and sum(not r.duplicate for r in results) == 1
     assert len({tuple(e.hash for e in r.events) for r in results}) == 1
+
+
+def test_one_games_shared_by_threads_keeps_every_table_true(store: Store) -> None:
+    """A web server's thread pool shares one Games: threads on one game and on others, with a
+    cache smaller than the games so tables are evicted and refolded while others play."""
+    shared = Games(store, cache_size=2)
+    game_ids = [shared.create("holly-oak", 3, seed=seed) for seed in (21, 22, 23)]
+    played: list[str] = []
+    lock = threading.Lock()
+
+    def player(worker: int) -> None:
+        game_id = game_ids[worker % len(game_ids)]
+        pick = Rng(worker, 1)
+        for turn in range(60):
+            table = shared.table(game_id)
+            if not table.to_act:
+                return
+            seat = table.to_act[0]
+            moves = table.legal_moves(seat)
+            try:
+                shared.submit(game_id, seat, moves[pick.below(len(moves))], command_id=f"s{worker}-{turn}")
+            except core.IllegalMove:
+                continue  # the other thread on this game moved first
+            with lock:
+                played.append(game_id)
+
+    threads = [threading.Thread(target=player, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for game_id in game_ids:
+        envelopes = check_log(store, game_id)
+        assert played.count(game_id) == sum(e.command is not None for e in envelopes)
+        replayed = core.replay_table("holly-oak", [e.event for e in envelopes])
+        assert shared.table(game_id).state == replayed.state and Games(store).table(game_id).state == replayed.state

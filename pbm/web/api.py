@@ -1,22 +1,23 @@
 """The player's JSON API (/api/me...): a seat's view, its story and its moves, by its token. Each
 endpoint turns a request into one call of the command path or one view; the rules are not here.
 
-The endpoints are `async` on purpose: they call the (synchronous) command path inline on the event
-loop, so one process never runs two requests' Redis work at once. That keeps the Games table cache
-single-threaded (it folds tables in place) and costs nothing: a request is a few sub-millisecond
-Redis round trips, and a thread pool would only add hand-offs.
+The endpoints are plain functions on purpose: FastAPI runs them in its thread pool, so while one
+request waits on Redis others go on (the command path takes a game's lock per call, so one game's
+folded table is never touched by two threads at once).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Header
+from fastapi import APIRouter, Depends, Header, Request
+from fastapi.security import HTTPAuthorizationCredentials
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from pbm import turn_report
-from pbm.web.auth import SeatAccess, me, mover
+from pbm.web.auth import SeatAccess, bearer, me, mover_for, token_of
+from pbm.web.context import current
 from pbm.web.errors import ApiError
 from workers.bots import bot_seats
 
@@ -55,22 +56,24 @@ def seat_view(access: SeatAccess) -> dict[str, Any]:
 
 
 @router.get("", summary="Your seat: its view and what happened since your last move")
-async def get_me(access: SeatAccess = Depends(me)) -> dict[str, Any]:
+def get_me(access: SeatAccess = Depends(me)) -> dict[str, Any]:
     return seat_view(access)
 
 
 @router.get("/log", summary="The whole story of your game, as your seat may see it")
-async def get_my_log(access: SeatAccess = Depends(me)) -> dict[str, Any]:
+def get_my_log(access: SeatAccess = Depends(me)) -> dict[str, Any]:
     table = access.server.games.table(access.game_id)
     return {"game_id": access.game_id, "seat": access.seat, "log": turn_report.story(table, access.seat)}
 
 
 @router.post("/moves", summary="Play a move for your seat")
-async def post_move(
+def post_move(
     body: Move,
-    access: SeatAccess = Depends(mover),
+    request: Request,
+    credentials: HTTPAuthorizationCredentials | None = Depends(bearer),
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
 ) -> JSONResponse:
+    access = mover_for(current(request), token_of(credentials))
     games, seat = access.server.games, access.seat
     # Held at expected_seq, the table comes without a read (a newer log is learnt by a Conflict).
     before = games.table_at(access.game_id, body.expected_seq)

@@ -45,16 +45,15 @@ def token_of(credentials: HTTPAuthorizationCredentials | None) -> str | None:
     return None if credentials is None else credentials.credentials
 
 
-async def me(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> SeatAccess:
+def me(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> SeatAccess:
     """Dependency: the seat whose token is the request's bearer token."""
     return seat_for(current(request), token_of(credentials))
 
 
-async def mover(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> SeatAccess:
-    """Dependency: as `me`, and counts the request against the seat's move allowance in the same
-    round trip to Redis; 429 past it."""
-    server = current(request)
-    token = token_of(credentials)
+def mover_for(server: Server, token: str | None) -> SeatAccess:
+    """As seat_for, and counts the request against the seat's move allowance in the same round
+    trip to Redis; 429 past it. (Called by the move endpoint itself, not as a dependency, so a
+    move costs one hand-over to the thread pool, not two.)"""
     found = server.seats.resolve_counting(token, server.move_window_s) if token else None
     if found is None:
         raise unauthorized(NOT_A_SEAT)
@@ -69,7 +68,7 @@ async def mover(request: Request, credentials: HTTPAuthorizationCredentials | No
 
 
 async def admin(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Server:
-    """Dependency: the operator, by PBM_ADMIN_TOKEN as the bearer token."""
+    """Dependency: the operator, by PBM_ADMIN_TOKEN as the bearer token (no I/O: run on the loop)."""
     server = current(request)
     if not server.admin_token:
         raise unauthorized("the operator's API is off: start the server with PBM_ADMIN_TOKEN set")

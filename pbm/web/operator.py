@@ -58,7 +58,7 @@ class Seating(Strict):
 
 
 @router.post("", status_code=201, summary="Create a game; answers each human seat's link once")
-async def create_game(body: NewGame, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
+def create_game(body: NewGame, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
     if len(body.seats) != body.players:
         raise ApiError(422, f"seats: {len(body.seats)} given for {body.players} players")
     bots = check_seats({seat: spec.bot for seat, spec in enumerate(body.seats) if spec.bot is not None})
@@ -100,7 +100,7 @@ def status(server: Server, game_id: str, table: Table, seat_names: list[str | No
 
 
 @router.get("", summary="Every game: whom it waits for and since when")
-async def list_games(server: Server = Depends(admin)) -> dict[str, Any]:
+def list_games(server: Server = Depends(admin)) -> dict[str, Any]:
     rows = []
     for info in server.games.store.games():
         listed = {"game_id": info.game_id, "game": info.slug, "players": info.players, "created_ms": info.created_ms}
@@ -114,7 +114,7 @@ async def list_games(server: Server = Depends(admin)) -> dict[str, Any]:
 
 
 @router.get("/{game_id}", summary="One game's public view, with its seats")
-async def get_game(game_id: GameId, server: Server = Depends(admin)) -> dict[str, Any]:
+def get_game(game_id: GameId, server: Server = Depends(admin)) -> dict[str, Any]:
     table = server.games.table(game_id)
     seat_names = names(server, game_id, table.players)
     bots = bot_seats(table.events)
@@ -131,7 +131,7 @@ async def get_game(game_id: GameId, server: Server = Depends(admin)) -> dict[str
 
 
 @router.get("/{game_id}/export", summary="The game's replay file (pbm replay import reads it)", response_class=Response)
-async def export_game(game_id: GameId, server: Server = Depends(admin)) -> Response:
+def export_game(game_id: GameId, server: Server = Depends(admin)) -> Response:
     server.games.table(game_id)  # UnknownGame -> 404
     data = archive.dumps(from_store(server.games.store, game_id))
     disposition = f'attachment; filename="{game_id}{archive.SUFFIX}"'
@@ -139,7 +139,7 @@ async def export_game(game_id: GameId, server: Server = Depends(admin)) -> Respo
 
 
 @router.get("/{game_id}/verify", summary="Hash chain, seed commitment, deals and every command re-decided")
-async def verify_game(
+def verify_game(
     game_id: GameId,
     secret_seed: Annotated[bool, Query(description="A running game: check its deals with the secret seed")] = False,
     server: Server = Depends(admin),
@@ -156,13 +156,13 @@ async def verify_game(
 
 
 @router.post("/{game_id}/seats/{seat}/token", summary="A fresh link for a seat; the old one stops working")
-async def reissue(game_id: GameId, seat: SeatNumber, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
+def reissue(game_id: GameId, seat: SeatNumber, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
     token = seating.reinvite(server.games, server.seats, game_id, seat)
     return {"game_id": game_id, "seat": seat, "token": token, "url": server.link(request, token)}
 
 
 @router.put("/{game_id}/seats/{seat}", summary="Hand a seat to a bot, or back to a person")
-async def seat_player(game_id: GameId, seat: SeatNumber, body: Seating, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
+def seat_player(game_id: GameId, seat: SeatNumber, body: Seating, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
     token = seating.hand_over(server.games, server.seats, game_id, seat, body.bot)
     answer: dict[str, Any] = {"game_id": game_id, "seat": seat, "bot": bot_seats(server.games.table(game_id).events).get(seat)}
     if token is not None:
@@ -174,7 +174,7 @@ spectators = APIRouter(prefix="/api/games")
 
 
 @spectators.get("/{game_id}/public", summary="A spectator's view and story, when the game's creator allows it")
-async def spectate(game_id: GameId, request: Request) -> dict[str, Any]:
+def spectate(game_id: GameId, request: Request) -> dict[str, Any]:
     server = current(request)
     if not server.seats.spectators_allowed(game_id):
         raise ApiError(404, f"no game {game_id!r} open to spectators")

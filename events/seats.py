@@ -141,6 +141,15 @@ class Seats:
         raw = self.redis.hgetall(keys.contact(game_id, seat))
         return {field.decode(): value.decode() for field, value in raw.items()}
 
+    def names(self, games: list[tuple[str, int]]) -> dict[str, list[str | None]]:
+        """Each (game id, players)'s seat names, in one round trip: game id -> [name or None]."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id, players in games:
+            for seat in range(players):
+                pipe.hget(keys.contact(game_id, seat), "name")
+        found = iter(pipe.execute())
+        return {game_id: [None if (name := next(found)) is None else name.decode() for _ in range(players)] for game_id, players in games}
+
     def erase_contact(self, game_id: str, seat: int, *fields: str) -> None:
         """Erase the named fields of the seat's personal data, or all of it."""
         unknown = set(fields) - set(CONTACT_FIELDS)

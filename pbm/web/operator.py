@@ -81,35 +81,45 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
 
 
 def names(server: Server, game_id: str, players: int) -> list[str | None]:
-    return [server.seats.contact(game_id, seat).get("name") for seat in range(players)]
+    return server.seats.names([(game_id, players)])[game_id]
 
 
 def status(server: Server, game_id: str, table: Table, seat_names: list[str | None]) -> dict[str, Any]:
-    """A game's line in the listing: where it stands, whom it waits for and since when."""
+    """Where a game stands, folded from its log: whom it waits for and since when."""
     last = server.games.store.read(game_id, table.seq - 1)
     outcome = table.outcome
+    return standing(seat_names, table.seq, table.to_act, last[0].time_ms if last else None, None if outcome is None else outcome.to_dict())
+
+
+def standing(seat_names: list[str | None], seq: int | None, to_act: tuple[int, ...], since_ms: int | None, outcome: Any) -> dict[str, Any]:
     return {
-        "game_id": game_id,
-        "game": table.game.slug,
-        "players": table.players,
-        "seq": table.seq,
-        "waiting_for": [{"seat": seat, "name": seat_names[seat]} for seat in table.to_act],
-        "since_ms": last[0].time_ms if last else None,
-        "outcome": None if outcome is None else outcome.to_dict(),
+        "seq": seq,
+        "waiting_for": [{"seat": seat, "name": seat_names[seat]} for seat in to_act],
+        "since_ms": since_ms,
+        "outcome": outcome,
     }
 
 
 @router.get("", summary="Every game: whom it waits for and since when")
 def list_games(server: Server = Depends(admin)) -> dict[str, Any]:
+    """From the game index's rows (events.store): one read for the rows and one for the names,
+    not a fold per game; only a row from before rows were kept is folded from its log."""
+    infos = server.games.store.games()
+    seat_names = server.seats.names([(info.game_id, info.players) for info in infos])
     rows = []
-    for info in server.games.store.games():
+    for info in infos:
         listed = {"game_id": info.game_id, "game": info.slug, "players": info.players, "created_ms": info.created_ms}
+        game_names = seat_names[info.game_id]
+        if info.status is not None:
+            state = info.status
+            rows.append(listed | standing(game_names, info.length, state.to_act, state.since_ms, state.outcome))
+            continue
         try:
             table = server.games.table(info.game_id)
         except UnreadableGame as damaged:  # one damaged log must not hide the others
             rows.append(listed | {"error": damaged.reason})
             continue
-        rows.append(listed | status(server, info.game_id, table, names(server, info.game_id, table.players)))
+        rows.append(listed | status(server, info.game_id, table, game_names))
     return {"games": rows}
 
 
@@ -123,7 +133,7 @@ def get_game(game_id: GameId, server: Server = Depends(admin)) -> dict[str, Any]
         {"seat": seat, "name": seat_names[seat], "bot": bots.get(seat), "link": seat in issued}
         for seat in range(table.players)
     ]
-    return status(server, game_id, table, seat_names) | {
+    return {"game_id": game_id, "game": table.game.slug, "players": table.players} | status(server, game_id, table, seat_names) | {
         "seats": seats,
         "spectators": server.seats.spectators_allowed(game_id),
         "view": table.view(None),

@@ -126,6 +126,8 @@ json_errors = False  # set per run: with --json on the command line, errors are 
 
 def fail(message: str, status: int = 1) -> None:
     """One line on stderr, then exit: {"error": ..., "status": ...} in --json mode."""
+    # What a user typed can hold newlines or terminal escapes: shown escaped, on the one line.
+    message = "".join(char if char.isprintable() else repr(char)[1:-1] for char in message)
     if json_errors:
         print(json.dumps({"error": message, "status": status}), file=sys.stderr)
     else:  # the message is data (it may quote a player's move), never markup

@@ -18,7 +18,7 @@ from events.commands import UnreadableGame
 from pbm.cli import console, emit_json, open_games, say
 from pbm.rules_cli import option_text
 from pbm.rules_cli import options as options_of
-from pbm.view_text import moves_lines, outcome_text, seats_text, view_lines
+from pbm.view_text import columns, moves_lines, outcome_text, seats_text, view_lines
 from workers.analytics import players_text
 from workers.bots import bot_seats, parse_seats
 
@@ -177,15 +177,8 @@ def list_games(running: bool, finished: bool, waiting_for: int | None, as_json: 
     if not rows:
         return say("no such game" if filtered else "no games yet: try pbm new holly-oak --players 3, or pbm demo")
     lines = [(row["game_id"], row["game"], str(row["players"]), str(row["seq"]), status_text(row)) for row in rows]
-    click.echo(columns(("id", "game", "players", "events", "status"), lines))
-
-
-def columns(header: tuple[str, ...], lines: list[tuple[str, ...]]) -> str:
-    """Aligned plain-text columns: a rich table takes seconds to lay out ten thousand games."""
-    widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header) - 1)]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(line, widths)) + "  " + line[-1] for line in [header, *lines]
-    )
+    # Plain columns: a rich table takes seconds to lay out ten thousand games.
+    click.echo("\n".join(columns([("id", "game", "players", "events", "status"), *lines], indent="")))
 
 
 def picked(row: dict[str, Any], running: bool, finished: bool, waiting_for: int | None) -> bool:

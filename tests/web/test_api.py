@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import subprocess
@@ -167,6 +168,27 @@ def test_a_body_over_the_limit_is_refused(client: TestClient):
 
     streamed = client.post("/api/me/moves", content=chunks(), headers=headers)
     assert streamed.status_code == 413
+
+
+def test_a_content_length_of_thousands_of_digits_is_refused_not_parsed(client: TestClient):
+    # Sent to the ASGI app as a server would pass it: int() of 5,000 digits would raise.
+    answer: list[dict] = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def send(message):
+        answer.append(message)
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": "/api/me/moves", "raw_path": b"/api/me/moves", "query_string": b"",
+        "root_path": "", "headers": [(b"content-length", b"9" * 5000), (b"content-type", b"application/json")],
+        "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
+    }
+    asyncio.run(client.app(scope, receive, send))
+    assert answer[0]["status"] == 413
+    assert b"bytes" in b"".join(m.get("body", b"") for m in answer[1:])
 
 
 def test_a_flooding_seat_gets_429(store: Store):

@@ -82,8 +82,9 @@ class Dispatcher:
         for work in work_for(game_id, table):
             self.enqueue(work)
 
-    def enqueue(self, work: Work) -> bool:
-        """True if queued now; False if a job with that id exists already."""
+    def enqueue(self, work: Work, at_front: bool = False) -> bool:
+        """True if queued now; False if a job with that id exists already. `at_front`: ahead of
+        the queue (recovery's choice for work that has waited already)."""
         from rq import Queue, Retry
         from rq.exceptions import DuplicateJobError
 
@@ -105,6 +106,7 @@ class Dispatcher:
                 failure_ttl=RESULT_TTL_S * 24,
                 retry=Retry(max=RETRIES),
                 pipeline=pipeline,
+                at_front=at_front,
             )
             if len(pipeline) > 1 or work.queue not in self.registered:
                 pipeline.execute()

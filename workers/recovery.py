@@ -75,7 +75,7 @@ def revive(dispatcher: Dispatcher, work: Work) -> bool:
     # A dead worker's pop: left there, rq's own cleanup would later fail the fresh job of that id.
     intermediate.remove(work.job_id)
     connection.delete(intermediate.get_first_seen_key(work.job_id))
-    return dispatcher.enqueue(work)
+    return dispatcher.enqueue(work, at_front=True)  # it has waited once already
 
 
 def job_alive(connection: redis.Redis, work: Work) -> bool:

@@ -27,6 +27,7 @@ import redis
 from rq import Queue, SimpleWorker
 from rq.utils import as_text
 
+import core
 from events import keys
 from events.server import explain
 from workers.dispatch import QUEUES
@@ -101,6 +102,7 @@ def running_workers(connection) -> int:
 
 def make_worker(connection, queues: tuple[str, ...] = QUEUES, recovering: bool = True, log=None) -> PbmWorker:
     """A worker on rq's `connection`; `log` is the log's client if it lives elsewhere."""
+    warm_up()
     worker = PbmWorker(
         [ReliableQueue(name, connection=connection) for name in queues],
         connection=connection,
@@ -137,3 +139,11 @@ def redis_errors_in_one_line(worker: PbmWorker):
         yield
     finally:
         worker.log.removeFilter(one_line)
+
+
+def warm_up() -> None:
+    """Import the job functions and every game before the first job, not during it: on a busy
+    machine that first turn (a restarted worker's, often an orphan's) took one to two seconds."""
+    import workers.jobs  # noqa: F401
+
+    tuple(core.GAMES.values())  # each lookup imports its game's package

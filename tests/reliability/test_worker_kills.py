@@ -1,0 +1,17 @@
+"""Workers SIGKILLed about every second while 20 bot-only games run: every game finishes and is
+summarized, no move is played twice, and no game in play waits 30 s for its next move. The
+scenario is bench/chaos.py's; it prints its figures (the longest stall among them)."""
+
+from __future__ import annotations
+
+from bench import chaos
+from workers.worker import RECOVERY_BOUND_S
+
+
+def test_20_bot_only_games_finish_with_workers_killed_every_second(cli_env) -> None:
+    figures = chaos.worker_kills(cli_env, games=20, specs=(("holiday-board", 3), ("tranquility", 2)), limit_s=200)
+    print(figures)
+    assert figures["kills"] >= 10, "too few kills to prove anything"
+    assert figures["finished"] == figures["summarized"] == figures["verified"] == 20
+    assert figures["double_moves"] == 0
+    assert figures["longest_stall_s"] < RECOVERY_BOUND_S

@@ -95,7 +95,9 @@ def verified(store: Store, game_ids: list[str]) -> int:
 
 def tally(store: Store, game_ids: list[str], acknowledged: list[tuple[str, str]]) -> dict[str, int]:
     """Acknowledged commands against the log: lost (acknowledged, not logged), duplicated (logged
-    twice), unacknowledged (logged, never acknowledged) and the games that verify."""
+    twice), unacknowledged (logged, never acknowledged: when Redis dies between writing a command
+    and answering it, the writer sees an error, then finds its command in the log) and the games
+    that verify."""
     logged = commands_in_log(store, game_ids)
     acked = set(acknowledged)
     return {
@@ -536,8 +538,10 @@ def fuzz_move_texts(games: Games, tries: int, seed: int = 0) -> Counter:
         legal = table.legal_moves(table.to_act[0])
         text = mangle(chooser.choice(legal), chooser) if chooser.random() < 0.8 else "".join(chr(chooser.randrange(32, 0x250)) for _ in range(chooser.randint(0, 20)))
         outcomes[judge_move_text(games, game_id, seat, text)] += 1
-        if chooser.random() < 0.3:  # move the game on, so texts meet many positions
-            games.submit(game_id, table.to_act[0], chooser.choice(legal), expected_seq=table.seq)
+        table = games.table(game_id)
+        if table.to_act and chooser.random() < 0.3:  # move the game on, so texts meet many positions
+            seat = table.to_act[0]
+            games.submit(game_id, seat, chooser.choice(table.legal_moves(seat)), expected_seq=table.seq)
     return outcomes
 
 

@@ -38,6 +38,7 @@ def test_redis_sigkilled_under_acknowledged_appends_loses_none() -> None:
     figures = chaos.redis_kills(kills=8, writers=4)
     print(figures)
     assert figures["kills"] == 8 and figures["errors"] > 0, "the kills never met a writer"
-    assert figures["lost"] == figures["duplicated"] == figures["unacknowledged"] == 0
-    assert figures["acknowledged"] == figures["logged"] > 0
+    assert figures["lost"] == figures["duplicated"] == 0
+    # A command Redis wrote but died before answering is in the log, unacknowledged: not a loss.
+    assert figures["logged"] == figures["acknowledged"] + figures["unacknowledged"] > 0
     assert figures["verified"] == figures["games"]

@@ -545,7 +545,8 @@ def fuzz_move_texts(games: Games, tries: int, seed: int = 0) -> Counter:
     return outcomes
 
 
-def fuzz_replay_files(store: Store, mutations: int, seed: int = 0) -> Counter:
+def finished_log(store: Store, seed: int) -> Log:
+    """The log of a 2-player Holidays game of random legal moves, played to its end."""
     games = Games(store)
     game_id = games.create("holidays", 2, seed=seed)
     chooser = random.Random(seed)
@@ -554,8 +555,13 @@ def fuzz_replay_files(store: Store, mutations: int, seed: int = 0) -> Counter:
         seat = table.to_act[0]
         games.submit(game_id, seat, chooser.choice(table.legal_moves(seat)))
         table = games.table(game_id)
-    good = from_store(store, game_id)
+    return from_store(store, game_id)
+
+
+def fuzz_replay_files(store: Store, mutations: int, seed: int = 0) -> Counter:
+    good = finished_log(store, seed)
     data = archive.dumps(good)
+    chooser = random.Random(seed)
     return Counter(judge_replay_file(good, mutate(data, chooser)) for _ in range(mutations))
 
 

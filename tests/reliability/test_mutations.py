@@ -15,20 +15,8 @@ from bench import chaos
 from events.commands import Games
 from events.store import Store
 from replays import archive
-from replays.log import from_store
 
 FUZZ = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-
-
-def finished_log(games: Games, store: Store):
-    game_id = games.create("holidays", 2, seed=5)
-    chooser = random.Random(5)
-    table = games.table(game_id)
-    while table.to_act:
-        seat = table.to_act[0]
-        games.submit(game_id, seat, chooser.choice(table.legal_moves(seat)))
-        table = games.table(game_id)
-    return from_store(store, game_id)
 
 
 def mutation(size: int):
@@ -55,8 +43,8 @@ def apply(data: bytes, change) -> bytes:
     return data[:end] + data[at:end] + data[end:]
 
 
-def test_mutated_replay_files_are_refused_or_fail_verify(games: Games, store: Store, pbm, tmp_path: Path) -> None:
-    good = finished_log(games, store)
+def test_mutated_replay_files_are_refused_or_fail_verify(store: Store, pbm, tmp_path: Path) -> None:
+    good = chaos.finished_log(store, seed=5)
     data = archive.dumps(good)
     seen = set()
 

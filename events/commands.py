@@ -254,9 +254,12 @@ class Games:
         if status.outcome is not None:
             index.ended(self.store.redis, [game_id])
         table.advance(new_events, state)
+        # The advanced table and its new hash are kept together before anything else can fail: a
+        # snapshot write that raised in between left the cached table ahead of its hash, and the
+        # next move was sealed on the old one (a broken chain, found by bench/chaos.py's Redis kills).
+        self._remember(game_id, table, sealed[-1].hash)
         if table.seq // snapshots.EVERY > appended.first // snapshots.EVERY:
             self.store.save_snapshot(game_id, snapshots.encode(table, sealed[-1].hash))
-        self._remember(game_id, table, sealed[-1].hash)
         self._dispatch(game_id, table)
         return Submitted(appended.first, sealed, duplicate=False)
 
@@ -377,9 +380,9 @@ class Games:
         return self._folded(game_id, table, envelopes[-1].hash, folded=table.seq)
 
     def _folded(self, game_id: str, table: Table, last_hash: bytes, folded: int) -> tuple[Table, bytes]:
+        self._remember(game_id, table, last_hash)  # first, as in _write: table and hash together
         if folded >= snapshots.EVERY:  # a long fold: the next cold read starts here
             self.store.save_snapshot(game_id, snapshots.encode(table, last_hash))
-        self._remember(game_id, table, last_hash)
         return table, last_hash
 
     def _events_before(self, game_id: str, snapshot: snapshots.Snapshot) -> list[Any]:

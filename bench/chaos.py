@@ -41,13 +41,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import core  # noqa: E402
 from events import keys  # noqa: E402
 from events.commands import Games  # noqa: E402
+from events.envelope import decode  # noqa: E402
 from events.server import EmbeddedRedis  # noqa: E402
 from events.store import Conflict, Store  # noqa: E402
 from replays import archive  # noqa: E402
 from replays.log import BadLog, Log, from_store  # noqa: E402
 from replays.verify import verify  # noqa: E402
 from workers.dispatch import Dispatcher  # noqa: E402
-from workers.recovery import kind_of  # noqa: E402
 
 FORK = multiprocessing.get_context("fork")  # writers start at once and share a barrier by inheritance
 DOWN = (redis.ConnectionError, redis.TimeoutError)  # what a client sees while Redis is dead or loading
@@ -427,7 +427,7 @@ class Watch:
         for game_id, last, summarized in zip(self.game_ids, replies[::2], replies[1::2]):
             if last[0][0] != self.last.get(game_id):
                 self.last[game_id], self.changed[game_id] = last[0][0], now
-                if kind_of(last[0]) == "pbm.seed_revealed":
+                if decode(last[0][1][b"e"]).kind == core.SeedRevealed.kind:
                     self.ended[game_id] = now
             if game_id not in self.ended:
                 self.longest_stall = max(self.longest_stall, now - self.changed[game_id])

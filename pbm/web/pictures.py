@@ -1,0 +1,273 @@
+"""What a seat's page draws: its view turned into cards, cells, a map and the controls of its legal
+moves, one function per game. Pure: it reads the view (and, for Holiday!'s board, the game's public
+options) and returns plain data for the templates; it writes no HTML and does no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from core.games.holiday_board.board import Board, load_board
+from core.games.holly_oak.rules import KING_POINTS
+
+# ---------------------------------------------------------------------------------------------
+# Legal moves grouped by their first word: "play 7Su" -> {"play": [["7Su"]]}.
+
+
+def by_head(legal: Iterable[str]) -> dict[str, list[list[str]]]:
+    groups: dict[str, list[list[str]]] = defaultdict(list)
+    for text in legal:
+        head, *rest = text.split()
+        groups[head].append(rest)
+    return groups
+
+
+def compose(fields: Iterable[tuple[str, str]]) -> str:
+    """The move text a form sends, from its fields in document order: `move` (the whole move, or
+    its first word), then the values of `part1`, `part2`, ... in the order of their names (a
+    field may stand anywhere on the page, as a cell of the sea does), then `cost`s, the cards a
+    placement pays with, after the word `discard`."""
+    fields = [(name, value.strip()) for name, value in fields if value.strip()]
+    move = [value for name, value in fields if name == "move"][:1]
+    parts = sorted(((name, value) for name, value in fields if PART.fullmatch(name)), key=lambda f: int(f[0][4:]))
+    costs = [value for name, value in fields if name == "cost"]
+    return " ".join(move + [value for _name, value in parts] + (["discard", *costs] if costs else []))
+
+
+PART = re.compile(r"part[1-9]")
+
+
+# ---------------------------------------------------------------------------------------------
+# Holly Oak
+
+SEASONS = {"Sp": "Spring", "Su": "Summer", "Fa": "Fall", "Wi": "Winter"}
+SEASON_SYMBOLS = {"Spring": "❀", "Summer": "☀", "Fall": "❦", "Winter": "❄"}
+
+
+def holly_card(text: str) -> dict[str, Any]:
+    if text == "SR":
+        return {"text": text, "rank": "½", "suit": "retreat", "symbol": "↺", "name": "Season Retreats", "king": 0}
+    season = SEASONS[text[-2:]]
+    rank = text[:-2]
+    return {
+        "text": text,
+        "rank": rank,
+        "suit": season.lower(),
+        "symbol": SEASON_SYMBOLS[season],
+        "name": f"{rank} of {season}",
+        "king": KING_POINTS.get(text, 0),
+    }
+
+
+def holly_oak(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    playable = {args[0] for args in by_head(view["legal_moves"]).get("play", [])}
+    season = view["season"]
+    return {
+        "season": season,
+        "season_symbol": SEASON_SYMBOLS[season],
+        "seasons": [(name, SEASON_SYMBOLS[name], name == season) for name in SEASONS.values()],
+        "hand": [dict(holly_card(card), move=f"play {card}" if card in playable else None) for card in view["hand"]],
+        "trick": [dict(holly_card(p["card"]), seat=p["seat"], counts_in=p["season"]) for p in view["trick"]],
+        "kings_taken": [[holly_card(card) for card in kings] for kings in view["kings_taken"]],
+        "kings": [holly_card(card) | {"points": points} for card, points in KING_POINTS.items()],
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Holidays
+
+TRAVELLERS = {"M": "man", "W": "woman", "C": "child"}
+DESTINATIONS = {
+    "venice": ("Venice", "one man and one woman"),
+    "mykonos": ("Mykonos", "one or more adults"),
+    "park": ("Amusement park", "one adult and any children"),
+    "berghotel": ("Berghotel", "one man, one woman, one child"),
+    "cruise": ("Cruise", "men only, or women only"),
+}
+
+
+def traveller(text: str) -> dict[str, Any]:
+    suit = TRAVELLERS[text[0]]
+    return {"text": text, "suit": suit, "rank": text[1:], "name": f"{suit} {text[1:]}"}
+
+
+def destination(slug: str | None) -> dict[str, Any] | None:
+    if slug is None:
+        return None
+    name, party = DESTINATIONS[slug]
+    return {"slug": slug, "name": name, "party": party}
+
+
+def holidays(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    moves = by_head(view["legal_moves"])
+    change = moves.get("change", [])
+    setoffs = [[traveller(card) for card in args] for args in moves.get("setoff", [])]
+    setoffs.sort(key=lambda cards: -sum(int(card["rank"]) for card in cards))
+    return {
+        "hand": [traveller(card) for card in view["hand"]],
+        "destination": destination(view["destination"]),
+        "destinations": [destination(slug) for slug in DESTINATIONS],
+        "played": [[destination(slug) for slug in played] for played in view["destinations_played"]],
+        "pot_face_down": [traveller(card) for card in view["pot_face_down"]],
+        "pot_backs": range(0 if view["pot_face_down"] else view["pot_face_down_count"]),
+        "pot_face_up": [traveller(card) for card in view["pot_face_up"]],
+        "pot_paid": [traveller(card) for card in view["pot_paid"]],
+        "set_off": [
+            dict(record, cards=[traveller(card) for card in record["cards"]], backs=range(0 if record["cards"] else record["card_count"]))
+            for record in view["set_off"]
+        ],
+        "propose": [destination(args[0]) for args in moves.get("propose", [])],
+        "change_to": [destination(slug) for slug in dict.fromkeys(args[0] for args in change)],
+        "change_pay": [traveller(card) for card in dict.fromkeys(args[2] for args in change)],
+        "accept": "accept" in moves,
+        "confirm": "confirm" in moves,
+        "setoffs": [{"move": "setoff " + " ".join(c["text"] for c in cards), "cards": cards, "score": sum(int(c["rank"]) for c in cards)} for cards in setoffs],
+        "discard": "discard" in moves,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Holiday!: the board is drawn as a schematic world map. The shipped board's cities have places
+# here (roughly where they are on a globe, Europe spread out so its names fit); a custom board's
+# other cities stand on a ring around the middle.
+
+MAP_WIDTH, MAP_HEIGHT = 1000, 560
+PLACES = {
+    "honolulu": (60, 250),
+    "mexico-city": (175, 230),
+    "montego-bay": (270, 205),
+    "lima": (250, 390),
+    "rio-de-janeiro": (370, 450),
+    "london": (420, 70),
+    "paris": (445, 145),
+    "madrid": (385, 215),
+    "copenhagen": (525, 50),
+    "rome": (520, 190),
+    "abi-djan": (430, 360),
+    "athens": (585, 250),
+    "istanbul": (630, 165),
+    "moscow": (660, 60),
+    "cairo": (560, 330),
+    "jerusalem": (660, 285),
+    "nairobi": (620, 440),
+    "delhi": (760, 220),
+    "singapore": (800, 400),
+    "hong-kong": (880, 280),
+    "tokyo": (945, 160),
+}
+
+
+def city_places(board: Board) -> dict[str, tuple[int, int]]:
+    places = {city.slug: PLACES[city.slug] for city in board.cities if city.slug in PLACES}
+    others = [city.slug for city in board.cities if city.slug not in places]
+    for i, slug in enumerate(others):
+        angle = 2 * math.pi * i / len(others)
+        places[slug] = (round(MAP_WIDTH / 2 + 420 * math.cos(angle)), round(MAP_HEIGHT / 2 + 230 * math.sin(angle)))
+    return places
+
+
+def holiday_board(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    board = load_board(str(options.get("board", "")))
+    moves = by_head(view["legal_moves"])
+    days = list(board.days)
+    today = view["day"]
+
+    def sight(card_id: str) -> dict[str, Any]:
+        card = board.card_by_id[card_id]
+        best = board.days[card.best_day]
+        points = None
+        if today is not None:
+            points = 7000 - 1000 * ((days.index(today) - card.best_day) % 7)
+        return {"id": card_id, "city": board.city_name(card.city), "sight": card.sight, "best_day": best, "points_today": points}
+
+    places = city_places(board)
+    reachable = set(view["destinations"]) if view["phase"] in ("bidding", "flying") else set()
+    in_hand = {board.card_by_id[card].city for card in view["hand"]}
+    cities = [
+        {
+            "slug": city.slug,
+            "name": city.name,
+            "x": places[city.slug][0],
+            "y": places[city.slug][1],
+            "here": city.slug == view["city"],
+            "reachable": city.slug in reachable,
+            "yours": city.slug in in_hand,
+        }
+        for city in board.cities
+    ]
+    links = sorted({tuple(sorted((city.slug, other))) for city in board.cities for other in city.links})
+    bids = [int(args[0]) for args in moves.get("bid", []) if args[0].isdigit()]
+    bid_cities = sorted({args[2] for args in moves.get("bid", []) if len(args) == 3})
+    auction = view["auction"]
+    return {
+        "width": MAP_WIDTH,
+        "height": MAP_HEIGHT,
+        "cities": cities,
+        "links": [(places[a], places[b], view["city"] in (a, b)) for a, b in links],
+        "plane": places.get(view["city"]) if view["city"] else None,
+        "city_name": board.city_name(view["city"]) if view["city"] else None,
+        "days": [(day, day == today) for day in days],
+        "today": today,
+        "hand": sorted((sight(card) for card in view["hand"]), key=lambda s: (-(s["points_today"] or 0), s["id"])),
+        "seen": [[sight(card) for card in cards] for cards in view["seen"]],
+        "auction": auction,
+        "min_bid": min(bids) if bids else None,
+        "max_bid": max(bids) if bids else None,
+        "bid_cities": [(slug, board.city_name(slug)) for slug in bid_cities],
+        "pass": "pass" in moves,
+        "fly": [(args[0], board.city_name(args[0])) for args in moves.get("fly", [])],
+        "see": [sight(args[0]) for args in moves.get("see", [])],
+        "skip": "skip" in moves,
+        "destination_names": [board.city_name(slug) for slug in view["destinations"]],
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Tranquility
+
+COLUMNS = "abcdef"
+ROWS = 6
+
+
+def tranquility(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    moves = by_head(view["legal_moves"])
+    placements: dict[tuple[str, str], int] = {}
+    for args in moves.get("play", []):
+        if len(args) >= 2:
+            placements[(args[0], args[1])] = len(args) - 3 if len(args) > 2 else 0
+    open_cells = {cell for _card, cell in placements}
+    grid = view["grid"]
+    sea = [
+        [{"name": f"{column}{row}", "number": grid.get(f"{column}{row}"), "open": f"{column}{row}" in open_cells} for column in COLUMNS]
+        for row in range(ROWS, 0, -1)
+    ]
+    discards = moves.get("discard", [])
+    start_discard = view["start_discard"]
+    return {
+        "sea": sea,
+        "hand": view["hand"],
+        "placements": [{"card": card, "cell": cell, "cost": cost} for (card, cell), cost in sorted(placements.items(), key=lambda p: (int(p[0][0]), p[0][1]))],
+        "place_cards": sorted({card for card, _cell in placements}, key=int),
+        "play_start": ["start"] in moves.get("play", []),
+        "play_finish": ["finish"] in moves.get("play", []),
+        "discard_two": bool(discards) and start_discard is None,
+        "start_discard": start_discard,
+        "skip_share": [] in discards,
+    }
+
+
+PICTURES: Mapping[str, Callable[[Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]] = {
+    "holly-oak": holly_oak,
+    "holidays": holidays,
+    "holiday-board": holiday_board,
+    "tranquility": tranquility,
+}
+
+
+def picture(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    """Everything the game's template draws, beyond the view itself."""
+    return PICTURES[view["game"]](view, options)

@@ -1,0 +1,67 @@
+"""The seat's page as HTML: one Jinja2 template per game over base.html, fed by pictures.py. It
+renders what it is given and nothing else: no request, no Redis, no token beyond the page's own.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+import core
+from pbm.web.pictures import picture
+
+TEMPLATES = Path(__file__).parent / "templates"
+STATIC = Path(__file__).parent / "static"
+
+environment = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(TEMPLATES),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+environment.globals["fresh_key"] = lambda: secrets.token_hex(16)
+
+
+def render_page(
+    view: Mapping[str, Any],
+    *,
+    game_id: str,
+    options: Mapping[str, Any],
+    names: Sequence[str | None],
+    report: Sequence[str],
+    story: Sequence[Mapping[str, Any]],
+    base_path: str,
+    static: str,
+    csrf: str,
+    deadline: str | None = None,
+    notice: str | None = None,
+    refusal: str | None = None,
+    refused_move: str | None = None,
+) -> str:
+    """The page of `view`'s seat. `base_path` is the page's own path (/play/<token>): its forms
+    post to base_path + "/move" and its live updates come from base_path + "/events"."""
+    seat = view["seat"]
+    return environment.get_template(f"{view['game']}.html").render(
+        view=view,
+        p=picture(view, options),
+        title=core.GAMES[view["game"]].title,
+        game_id=game_id,
+        seat=seat,
+        my_turn=seat in view["to_act"],
+        names=list(names),
+        report=report,
+        story=story,
+        move_url=base_path + "/move",
+        events_url=base_path + "/events",
+        static=static,
+        csrf=csrf,
+        deadline=deadline,
+        notice=notice,
+        refusal=refusal,
+        refused_move=refused_move,
+    )

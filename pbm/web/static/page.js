@@ -1,0 +1,94 @@
+// pbm: the seat's page, better with JavaScript. The page works without this file (its forms post
+// and the server redirects back); with it, moves are posted by fetch, a refusal is shown beside the
+// form that sent it, and the table is redrawn in place when anyone moves (server-sent events), so a
+// player reading the story never loses their place.
+"use strict";
+(function () {
+  const live = () => document.getElementById("live");
+  let seq = Number(live().dataset.seq);
+  let waiting = null; // a redraw held back while the player is choosing in a form
+
+  function freshKey() {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  function choosing() {
+    const form = document.activeElement && document.activeElement.closest("form.compose");
+    return form !== null && form.querySelector("input:checked, input[type=number]:not(:placeholder-shown)") !== null;
+  }
+
+  async function redraw(notice) {
+    const answer = await fetch(location.pathname, { cache: "no-store", headers: { Accept: "text/html" } });
+    if (!answer.ok) return;
+    const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
+    const next = fresh.getElementById("live");
+    if (!next) return;
+    const open = Array.from(live().querySelectorAll("details[open]"), (d) => d.className);
+    live().replaceWith(next);
+    for (const name of open) next.querySelectorAll("details." + name).forEach((d) => (d.open = true));
+    document.title = fresh.title;
+    seq = Number(next.dataset.seq);
+    if (notice) show(next.querySelector("main"), "notice", notice, true);
+    listen();
+  }
+
+  function show(where, kind, text, first) {
+    const old = where.querySelector(":scope > ." + kind + "[data-js]");
+    if (old) old.remove();
+    const note = document.createElement("p");
+    note.className = kind;
+    note.dataset.js = "1";
+    note.setAttribute("role", "alert");
+    note.textContent = text;
+    if (first) where.prepend(note);
+    else where.append(note);
+  }
+
+  document.addEventListener("submit", async (event) => {
+    const form = event.target;
+    if (!form.matches("form.move")) return;
+    event.preventDefault();
+    const data = new FormData(form, event.submitter);
+    data.set("idempotency_key", freshKey());
+    form.querySelectorAll("button").forEach((b) => (b.disabled = true));
+    let answer;
+    try {
+      answer = await fetch(form.action, {
+        method: "POST",
+        body: new URLSearchParams(data),
+        headers: { Accept: "application/json" },
+      });
+    } catch (failure) {
+      form.querySelectorAll("button").forEach((b) => (b.disabled = false));
+      show(form, "refusal", "Could not reach the server: try again.");
+      return;
+    }
+    const body = await answer.json().catch(() => ({}));
+    if (answer.ok) return redraw();
+    if (answer.status === 409) return redraw(body.error || "Someone moved first: here is the table now.");
+    form.querySelectorAll("button").forEach((b) => (b.disabled = false));
+    show(form, "refusal", "Not played: " + (body.error || "the server said " + answer.status));
+  });
+
+  let source = null;
+  function listen() {
+    if (source) return;
+    source = new EventSource(live().dataset.events);
+    source.addEventListener("seq", (event) => {
+      if (Number(event.data) === seq) return;
+      if (choosing()) {
+        waiting = Number(event.data);
+        return;
+      }
+      redraw();
+    });
+  }
+  document.addEventListener("focusout", () => {
+    if (waiting !== null && !choosing()) {
+      waiting = null;
+      redraw();
+    }
+  });
+  listen();
+})();

@@ -1,0 +1,121 @@
+"""Reads the move forms out of a seat's page (stdlib html.parser), for tests: which moves each form
+can send, so a test can check that a page offers every legal move and no illegal one."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from html.parser import HTMLParser
+
+import attrs
+
+PART = re.compile(r"part[1-9]")
+
+
+@attrs.define
+class Group:
+    kind: str  # "one" (radios, a select), "some" (checkboxes), "number"
+    values: list[str] = attrs.Factory(list)
+    low: int = 0
+    high: int = 0
+    step: int = 1
+
+
+@attrs.define
+class Form:
+    move: str = ""
+    groups: dict[str, Group] = attrs.Factory(dict)
+    costs: list[str] = attrs.Factory(list)
+    hidden: dict[str, str] = attrs.Factory(dict)
+
+    def sends(self, text: str) -> bool:
+        words = text.split()
+        head = self.move.split()
+        if words[: len(head)] != head:
+            return False
+        groups = [self.groups[name] for name in sorted(self.groups, key=lambda n: int(n[4:]))]
+        return self._match(words[len(head):], groups)
+
+    def _match(self, words: list[str], groups: list[Group]) -> bool:
+        if not groups:
+            if not words:
+                return True
+            return words[0] == "discard" and bool(self.costs) and not Counter(words[1:]) - Counter(self.costs)
+        group, rest = groups[0], groups[1:]
+        if group.kind == "number":
+            ok = bool(words) and words[0].isdigit() and group.low <= int(words[0]) <= group.high
+            return (ok and (int(words[0]) - group.low) % group.step == 0 and self._match(words[1:], rest)) or self._match(words, rest)
+        if group.kind == "one":
+            return self._match(words, rest) or any(
+                value and words[: len(value.split())] == value.split() and self._match(words[len(value.split()):], rest)
+                for value in group.values
+            )
+        taken = 0  # checkboxes: the longest run of offered values, then the rest
+        left = Counter(group.values)
+        while taken < len(words) and left[words[taken]] > 0:
+            left[words[taken]] -= 1
+            taken += 1
+        return any(self._match(words[n:], rest) for n in range(taken, -1, -1))
+
+
+class Parser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[Form] = []
+        self.by_id: dict[str, Form] = {}
+        self.current: Form | None = None
+        self.select: Group | None = None
+        self.unnamed: list[str] = []
+        self.later: list = []  # controls with neither aria-label nor an id for a <label for>
+
+    def handle_starttag(self, tag: str, attributes) -> None:
+        a = {name: value or "" for name, value in attributes}
+        if tag == "form" and "move" in a.get("class", "").split():
+            self.current = Form()
+            self.forms.append(self.current)
+            if a.get("id"):
+                self.by_id[a["id"]] = self.current
+        if tag not in ("input", "select", "option"):
+            return
+        kind = a.get("type", "text") if tag == "input" else tag
+        if tag != "option" and kind != "hidden" and not a.get("aria-label") and not a.get("id"):
+            self.unnamed.append(f"<{tag} {a}>")
+        if a.get("form") and a["form"] not in self.by_id:  # a field before its form: wait for it
+            self.later.append((tag, attributes))
+            return
+        form = self.by_id[a["form"]] if a.get("form") else self.current
+        if form is None:
+            return
+        name, value = a.get("name", ""), a.get("value", "")
+        if kind == "hidden":
+            form.hidden[name] = value
+            if name == "move":
+                form.move = value
+        elif name == "cost":
+            form.costs.append(value)
+        elif tag == "option" and self.select is not None:
+            self.select.values.append(value)
+        elif PART.fullmatch(name):
+            shape = {"radio": "one", "select": "one", "checkbox": "some", "number": "number"}[kind]
+            group = form.groups.setdefault(name, Group(shape))
+            if kind == "number":
+                group.low, group.high, group.step = int(a["min"]), int(a["max"]), int(a.get("step", "1"))
+            elif kind == "select":
+                self.select = group
+            else:
+                group.values.append(value)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.current = None
+        if tag == "select":
+            self.select = None
+
+
+def parse(html: str) -> Parser:
+    parser = Parser()
+    parser.feed(html)
+    parser.close()
+    for tag, attributes in parser.later:
+        parser.handle_starttag(tag, attributes)
+    return parser

@@ -1,0 +1,123 @@
+"""The pictures and templates of the seat's page, over real tables of the four games: every legal
+move can be sent from the page, every button sends a legal move, and what the view hides stays
+hidden. Rendered in process (no server, no browser: those are test_browser.py's)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import core
+from pbm.web.pictures import compose
+from pbm.web.render import render_page
+from tests.pages.forms import parse
+
+GAMES = [("holly-oak", 3), ("holidays", 3), ("holiday-board", 3), ("tranquility", 2)]
+
+
+def page_of(table, seat: int) -> str:
+    return render_page(
+        table.view(seat),
+        game_id="g",
+        options=dict(table.started.options),
+        names=["Ann"] + [None] * (table.players - 1),
+        report=[],
+        story=[{"seq": seq, "text": text} for seq, text in table.narrate(seat)],
+        base_path="/play/t",
+        static="/static",
+        csrf="c",
+    )
+
+
+def positions(slug: str, players: int, seed: int, every: int = 7):
+    """Tables met along a random game, every `every` moves, with the seat to act."""
+    table = core.new_table(slug, players=players, seed=seed)
+    rng = random.Random(seed)
+    for n in range(400):
+        if not table.to_act:
+            return
+        seat = table.to_act[0]
+        if n % every == 0:
+            yield table, seat
+        table.play(seat, rng.choice(table.legal_moves(seat)))
+
+
+@pytest.mark.parametrize("slug,players", GAMES)
+def test_the_page_offers_every_legal_move_and_buttons_send_only_legal_ones(slug, players):
+    checked = 0
+    for seed in (1, 2):
+        for table, seat in positions(slug, players, seed):
+            legal = table.legal_moves(seat)
+            page = parse(page_of(table, seat))
+            assert page.unnamed == []
+            buttons = [form.move for form in page.forms if not form.groups and not form.costs]
+            assert set(buttons) <= set(legal), set(buttons) - set(legal)
+            missing = [move for move in legal if not any(form.sends(move) for form in page.forms)]
+            assert missing == [], (table.view(seat)["legal_moves"][:5], missing[:5])
+            assert all(form.hidden["expected_seq"] == str(table.seq) for form in page.forms)
+            checked += 1
+    assert checked >= 6
+
+
+@pytest.mark.parametrize("slug,players", GAMES)
+def test_a_seat_that_is_not_to_act_gets_no_move_form(slug, players):
+    table, seat = next(positions(slug, players, 3))
+    other = next(s for s in range(players) if s not in table.to_act)
+    assert parse(page_of(table, other)).forms == []
+
+
+def test_the_idempotency_keys_of_a_page_are_all_different():
+    table, seat = next((t, s) for t, s in positions("holly-oak", 3, 1) if len(t.legal_moves(s)) > 1)
+    keys = [form.hidden["idempotency_key"] for form in parse(page_of(table, seat)).forms]
+    assert len(keys) > 1 and len(set(keys)) == len(keys)
+
+
+def test_holly_oak_cards_are_labelled_by_the_move_they_play():
+    table = core.new_table("holly-oak", players=3, seed=5)
+    seat = table.to_act[0]
+    html = page_of(table, seat)
+    assert 'aria-label="play 1Sp"' in html  # the first lead of every round
+    for card in table.view(seat)["hand"]:
+        assert f">{card}</span>" in html  # every card of the hand is drawn
+
+
+def test_the_pot_shows_face_down_cards_as_backs_only():
+    table = core.new_table("holidays", players=2, seed=4)
+    view = table.view(1)
+    hidden = [card for card in table.state.face_down()]
+    html = page_of(table, 1)
+    assert html.count('class="card back"') == view["pot_face_down_count"] == 2
+    assert view["pot_face_up"][0] in html
+    # A face-down card is named nowhere on the page unless the seat holds or sees the same card.
+    shown = set(view["hand"]) | set(view["pot_face_up"])
+    for card in set(hidden) - shown:
+        assert f">{card}<" not in html
+
+
+def test_holiday_board_map_draws_every_city_and_link_of_a_custom_board():
+    board = (
+        '{"cities": [{"name": "Aa", "links": ["Bb", "Cc"]}, {"name": "Bb", "links": ["Aa", "Cc"]},'
+        ' {"name": "Cc", "links": ["Aa", "Bb"]}],'
+        ' "cards": [' + ", ".join(f'{{"city": "{c}", "sight": "S{c}{d}", "best_day": "{d}"}}' for c in ("aa", "bb", "cc") for d in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")) + "]}"
+    )
+    table = core.new_table("holiday-board", players=2, seed=1, options={"board": board})
+    html = page_of(table, 0)
+    assert html.count('<line class="link') == 3
+    for name in ("Aa", "Bb", "Cc"):
+        assert f">{name}</text>" in html
+
+
+def test_tranquility_draws_the_sea_with_row_six_on_top():
+    table = core.new_table("tranquility", players=1, seed=2)
+    html = page_of(table, 0)
+    cells = [html.index(f">{name}<") for name in ("a6", "f6", "a1", "f1")]
+    assert cells == sorted(cells)
+
+
+def test_compose_orders_parts_by_name_and_puts_costs_after_discard():
+    fields = [("csrf", "x"), ("part2", "c2"), ("move", "play"), ("part1", "23"), ("cost", "5"), ("cost", "17")]
+    assert compose(fields) == "play 23 c2 discard 5 17"
+    assert compose([("move", "discard"), ("part1", "M5"), ("part1", "C3")]) == "discard M5 C3"
+    assert compose([("move", "bid"), ("part1", "600"), ("part2", "")]) == "bid 600"
+    assert compose([("move", "accept")]) == "accept"

@@ -91,6 +91,11 @@ def of_game(game_id: str, players: int) -> list[str]:
     return [key(game_id) for key in fixed] + [contact(game_id, seat) for seat in range(players)]
 
 
+def web_secret() -> str:
+    """String: the web front end's key for signing its forms (CSRF tokens), shared by replicas."""
+    return f"{PREFIX}:web-secret"
+
+
 def entry_id(seq: int) -> str:
     return f"{seq}-1"
 

@@ -17,7 +17,7 @@ from events import server as redis_server
 from events.commands import Games
 from events.seats import Seats
 from events.store import Store
-from pbm.web import api, errors, operator
+from pbm.web import api, errors, operator, pages
 from pbm.web.context import Server
 
 MAX_BODY_BYTES = 16 * 1024  # a move or a new game's seats: far below this
@@ -54,6 +54,7 @@ def create_app(
     app.include_router(api.router)
     app.include_router(operator.router)
     app.include_router(operator.spectators)
+    app.include_router(pages.router)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     return app
 

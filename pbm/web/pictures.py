@@ -219,7 +219,7 @@ def holiday_board(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[s
         "max_bid": max(bids) if bids else None,
         "bid_cities": [(slug, board.city_name(slug)) for slug in bid_cities],
         "pass": "pass" in moves,
-        "fly": [(args[0], board.city_name(args[0])) for args in moves.get("fly", [])],
+        "fly": [(args[0], board.city_name(args[0]), args[0] in in_hand) for args in moves.get("fly", [])],
         "see": [sight(args[0]) for args in moves.get("see", [])],
         "skip": "skip" in moves,
         "destination_names": [board.city_name(slug) for slug in view["destinations"]],

@@ -7,6 +7,7 @@
   const live = () => document.getElementById("live");
   let seq = Number(live().dataset.seq);
   let waiting = null; // a redraw held back while the player is choosing in a form
+  let posting = false; // a move is on its way to the server
 
   function freshKey() {
     const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -18,19 +19,36 @@
     return form !== null && form.querySelector("input:checked, input[type=number]:not(:placeholder-shown)") !== null;
   }
 
-  async function redraw(notice) {
+  // One redraw at a time; a request for another while one runs is served once it ends.
+  let drawing = null;
+  let again = false;
+  function redraw(notice) {
+    if (drawing) {
+      again = true;
+      return drawing;
+    }
+    drawing = fetchAndSwap(notice).finally(() => {
+      drawing = null;
+      if (again) {
+        again = false;
+        redraw();
+      }
+    });
+    return drawing;
+  }
+
+  async function fetchAndSwap(notice) {
     const answer = await fetch(location.pathname, { cache: "no-store", headers: { Accept: "text/html" } });
     if (!answer.ok) return;
     const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
     const next = fresh.getElementById("live");
-    if (!next) return;
+    if (!next || (!notice && next.dataset.seq === live().dataset.seq)) return; // nothing new to draw
     const open = Array.from(live().querySelectorAll("details[open]"), (d) => d.className);
     live().replaceWith(next);
     for (const name of open) next.querySelectorAll("details." + name).forEach((d) => (d.open = true));
     document.title = fresh.title;
     seq = Number(next.dataset.seq);
     if (notice) show(next.querySelector("main"), "notice", notice, true);
-    listen();
   }
 
   function show(where, kind, text, first) {
@@ -53,6 +71,7 @@
     data.set("idempotency_key", freshKey());
     form.querySelectorAll("button").forEach((b) => (b.disabled = true));
     let answer;
+    posting = true;
     try {
       answer = await fetch(form.action, {
         method: "POST",
@@ -60,11 +79,13 @@
         headers: { Accept: "application/json" },
       });
     } catch (failure) {
+      posting = false;
       form.querySelectorAll("button").forEach((b) => (b.disabled = false));
       show(form, "refusal", "Could not reach the server: try again.");
       return;
     }
     const body = await answer.json().catch(() => ({}));
+    posting = false;
     if (answer.ok) return redraw();
     if (answer.status === 409) return redraw(body.error || "Someone moved first: here is the table now.");
     form.querySelectorAll("button").forEach((b) => (b.disabled = false));
@@ -76,7 +97,7 @@
     if (source) return;
     source = new EventSource(live().dataset.events);
     source.addEventListener("seq", (event) => {
-      if (Number(event.data) === seq) return;
+      if (Number(event.data) <= seq || posting) return; // a move being posted redraws when answered
       if (choosing()) {
         waiting = Number(event.data);
         return;

@@ -1,0 +1,203 @@
+"""The seat's page: `GET /play/{token}` and what it needs (its move form's POST, its live updates,
+its stylesheet and script). It plays through the command path exactly as the JSON API does, and
+never writes a token into a log line, an error or another site's Referer.
+
+Without JavaScript every move is a plain form POST to /play/{token}/move that redirects back to the
+page (POST-redirect-GET), carrying what happened in the query (played, refused with the reason, or
+stale). With JavaScript (static/page.js) the same forms are posted by fetch with
+`Accept: application/json`, answered 200/409/422 like the API, and the page redraws in place when
+/play/{token}/events, a stream of server-sent events, says the log has grown. The move text is
+composed from a form in one place (pictures.compose), for both paths.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+from collections.abc import Mapping
+from urllib.parse import parse_qsl, urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+
+import core
+from events import keys
+from events.store import Conflict
+from pbm import turn_report
+from pbm.web.api import command_id, seat_view
+from pbm.web.auth import NOT_A_SEAT, SeatAccess, mover_for, seat_for
+from pbm.web.context import Server, current
+from pbm.web.errors import ApiError
+from pbm.web.pictures import compose
+from pbm.web.render import STATIC, environment, render_page
+
+router = APIRouter(include_in_schema=False)
+
+# No inline script or style anywhere on these pages: the stylesheet and the script are files.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    ),
+    "Referrer-Policy": "no-referrer",  # the page's URL holds the seat's token
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",  # the page shows the seat's hand
+}
+STATIC_TYPES = {
+    "page.css": "text/css; charset=utf-8",
+    "page.js": "text/javascript; charset=utf-8",
+    "icon.svg": "image/svg+xml",
+}
+STATIC_BYTES = {name: (STATIC / name).read_bytes() for name in STATIC_TYPES}
+# The files' URLs change with their content, so browsers may keep them for a long time.
+STATIC_PATH = "/static/pbm/" + hashlib.sha256(b"".join(STATIC_BYTES.values())).hexdigest()[:12]
+NOTICES = {"stale": "Someone moved first: your move was not played. Here is the table now."}
+EVENTS_POLL_S = 1.0
+EVENTS_STREAM_S = 300  # a stream ends after this long; the browser's EventSource reconnects
+EVENTS_KEEPALIVE_S = 15
+
+
+def secured(response: Response) -> Response:
+    response.headers.update(SECURITY_HEADERS)
+    return response
+
+
+def csrf_token(server: Server, token: str) -> str:
+    """A form's CSRF token: an HMAC of the seat's token under a key every replica shares (kept in
+    Redis, made by the first server that needs it)."""
+    client = server.seats.redis
+    client.set(keys.web_secret(), secrets.token_hex(32), nx=True)
+    secret = client.get(keys.web_secret())
+    return hmac.new(secret, b"csrf:" + token.strip().lower().encode(), hashlib.sha256).hexdigest()
+
+
+def not_a_seat(status: int = 401, message: str = NOT_A_SEAT) -> Response:
+    html = environment.get_template("refused.html").render(message=message, static=STATIC_PATH)
+    return secured(HTMLResponse(html, status_code=status))
+
+
+@router.get(STATIC_PATH + "/{name}")
+async def static_file(name: str) -> Response:
+    if name not in STATIC_TYPES:
+        return Response(status_code=404)
+    headers = {"Cache-Control": "public, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff"}
+    return Response(STATIC_BYTES[name], media_type=STATIC_TYPES[name], headers=headers)
+
+
+@router.get("/play/{token}", response_class=HTMLResponse)
+async def page(
+    token: str,
+    request: Request,
+    played: str | None = None,
+    refused: str | None = None,
+    move: str | None = None,
+    notice: str | None = None,
+) -> Response:
+    server = current(request)
+    try:
+        access = seat_for(server, token)
+    except ApiError as failure:
+        return not_a_seat(failure.status, failure.message)
+    return secured(HTMLResponse(page_html(access, token, played=played, refused=refused, move=move, notice=notice)))
+
+
+def page_html(access: SeatAccess, token: str, **said: str | None) -> str:
+    server, game_id = access.server, access.game_id
+    me = seat_view(access)
+    table = server.games.table(game_id)
+    names = [server.seats.contact(game_id, seat).get("name") for seat in range(table.players)]
+    notice = NOTICES.get(said["notice"] or "")
+    if said["played"] and not notice:
+        notice = f"You played {said['played'][:200]}."
+    return render_page(
+        me["view"],
+        game_id=game_id,
+        options=dict(table.started.options),
+        names=names,
+        report=me["report"],
+        story=turn_report.story(table, access.seat),
+        base_path=f"/play/{token}",
+        static=STATIC_PATH,
+        csrf=csrf_token(server, token),
+        deadline=me.get("deadline"),
+        notice=notice,
+        refusal=(said["refused"] or "")[:300] or None,
+        refused_move=(said["move"] or "")[:200] or None,
+    )
+
+
+@router.post("/play/{token}/move")
+async def post_move(token: str, request: Request) -> Response:
+    """One move from a form of the page. With `Accept: application/json` (the page's script) it
+    answers like POST /api/me/moves; otherwise it redirects back to the page (303)."""
+    wants_json = "application/json" in request.headers.get("accept", "")
+    fields = parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True)
+    server = current(request)
+    back = f"/play/{token}"
+
+    def answer(status: int, said: Mapping[str, str], error: str | None = None) -> Response:
+        if wants_json:
+            body = {"error": error} if error else dict(said)
+            return secured(JSONResponse(body, status_code=status))
+        return secured(RedirectResponse(back + ("?" + urlencode(said) if said else ""), status_code=303))
+
+    try:
+        access = mover_for(server, token)
+    except ApiError as failure:
+        if failure.status == 401:
+            return secured(JSONResponse({"error": failure.message}, 401)) if wants_json else not_a_seat()
+        return answer(failure.status, {"refused": failure.message}, failure.message)
+    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        return answer(403, {"refused": "a move must come from your own page"}, "a move must come from your own page")
+    first = {name: value for name, value in reversed(fields)}
+    if not hmac.compare_digest(first.get("csrf", ""), csrf_token(server, token)):
+        message = "this form is out of date: the page has been reloaded, try again"
+        return answer(403, {"refused": message}, message)
+    text = compose(fields)
+    expected = first.get("expected_seq", "")
+    try:
+        submitted = server.games.submit(
+            access.game_id,
+            access.seat,
+            text,
+            command_id=command_id(access.seat, first.get("idempotency_key") or None),
+            expected_seq=int(expected) if expected.isdigit() else None,
+        )
+    except Conflict:
+        return answer(409, {"notice": "stale"}, NOTICES["stale"])
+    except (core.IllegalMove, ApiError) as refusal:
+        reason = refusal.message if isinstance(refusal, ApiError) else str(refusal)
+        return answer(422, {"refused": reason, "move": text}, reason)
+    return answer(200, {"played": text, "seq": str(submitted.seq)} if wants_json else {"played": text})
+
+
+@router.get("/play/{token}/events")
+async def events(token: str, request: Request) -> Response:
+    """Server-sent events: `seq` with the log's length, when the stream opens and whenever it
+    grows. A poll of one XLEN a second per open page: cheap, and it needs no second connection."""
+    server = current(request)
+    try:
+        access = seat_for(server, token)
+    except ApiError as failure:
+        return secured(JSONResponse({"error": failure.message}, failure.status))
+    store = server.games.store
+
+    async def stream():
+        last = None
+        loop = asyncio.get_running_loop()
+        end = loop.time() + EVENTS_STREAM_S
+        quiet_since = loop.time()
+        yield "retry: 2000\n\n"
+        while loop.time() < end and not await request.is_disconnected():
+            seq = store.length(access.game_id)
+            if seq != last:
+                last, quiet_since = seq, loop.time()
+                yield f"event: seq\ndata: {seq}\n\n"
+            elif loop.time() - quiet_since > EVENTS_KEEPALIVE_S:
+                quiet_since = loop.time()
+                yield ": still here\n\n"
+            await asyncio.sleep(EVENTS_POLL_S)
+
+    return secured(StreamingResponse(stream(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"}))

@@ -1,0 +1,315 @@
+"""The seat's page in a real headless Chromium (Debian's `chromium`, driven by Playwright), against
+a real `pbm serve` process and a real `pbm worker` for the bots: for each game, two people in two
+browser contexts play a whole game by clicking only; the page still plays with JavaScript off;
+every control has an accessible name and every page a title. Screenshots go to the directory
+printed at the end of the run (PBM_ARTIFACTS, or a temporary one).
+
+Skipped, with one line saying why, when chromium or playwright is missing; PBM_REQUIRE_BROWSER=1
+(set by .ci/run) turns that skip into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2 as httpx
+import pytest
+
+from tests.pages.conftest import ARTIFACTS
+
+CHROMIUM = "/usr/bin/chromium"
+ADMIN = "browser-test-admin"
+GAME_SECONDS = 300  # a whole game, bots included; they take a few minutes at most on this machine
+TURN_MS = 20_000
+
+
+def need_browser():
+    missing = None if Path(CHROMIUM).exists() else f"{CHROMIUM} is missing (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing = missing or "playwright is missing (pip install -e '.[test]')"
+    if missing and os.environ.get("PBM_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"browser tests required (PBM_REQUIRE_BROWSER=1) but {missing}")
+    if missing:
+        pytest.skip(missing)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        yield browser
+        browser.close()
+
+
+def started(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    # Output to a file, not a pipe: nobody reads a pipe while the games run, and a full one
+    # would stop the server at its next access-log line.
+    with log.open("w") as out:
+        return subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
+
+
+def stopped(process: subprocess.Popen, log: Path) -> str:
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    return log.read_text()
+
+
+def first_line(log: Path, process: subprocess.Popen) -> str:
+    end = time.monotonic() + 60
+    while time.monotonic() < end and process.poll() is None:
+        text = log.read_text()
+        if "\n" in text:
+            return text.splitlines()[0]
+        time.sleep(0.05)
+    raise AssertionError(f"pbm serve did not start: {log.read_text()[-2000:]}")
+
+
+@pytest.fixture(scope="module")
+def site(redis_client, redis_home, tmp_path_factory) -> Iterator[str]:
+    """A real `pbm serve` on a free port and a real `pbm worker`, on the test Redis."""
+    need_browser()
+    logs = tmp_path_factory.mktemp("site")
+    env = {**os.environ, "PBM_HOME": str(redis_home), "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1"}
+    if os.environ.get("REDIS_URL"):
+        env["REDIS_URL"] = os.environ["REDIS_URL"]
+    server = started([sys.executable, "-m", "pbm", "serve", "--port", "0"], env, logs / "serve.log")
+    worker = started([sys.executable, "-m", "pbm", "worker", "--no-recover"], env, logs / "worker.log")
+    try:
+        line = first_line(logs / "serve.log", server)
+        assert line.startswith("pbm serving on http://"), line
+        yield line.split()[3]
+    finally:
+        logged = stopped(server, logs / "serve.log") + stopped(worker, logs / "worker.log")
+        assert "Traceback" not in logged, logged[-3000:]
+
+
+def new_game(site: str, game: str, seats: list[dict]) -> dict:
+    body = {"game": game, "players": len(seats), "seats": seats}
+    answer = httpx.post(f"{site}/api/games", json=body, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=30)
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
+# ---- how a test player chooses, by clicking what the page offers --------------------------------
+
+
+def click_first(page, *selectors: str) -> bool:
+    for selector in selectors:
+        found = page.locator(selector)
+        if found.count():
+            found.first.click()
+            return True
+    return False
+
+
+def pick(page, name: str) -> None:
+    """Click the label of the radio button named `name` (the button itself is hidden under its card)."""
+    page.locator("label").filter(has=page.get_by_role("radio", name=name, exact=True)).click()
+    assert page.get_by_role("radio", name=name, exact=True).is_checked()
+
+
+def play_holly_oak(page) -> None:
+    page.locator("form.card-move button").first.click()
+
+
+def play_holidays(page) -> None:
+    """Set off with the best party; go to Mykonos (any adults will do); raise a small pot by
+    changing to Mykonos, paying a card; otherwise accept or confirm, or stay home."""
+    if click_first(page, ".setoffs button"):
+        return
+    propose = page.get_by_role("button", name="propose mykonos", exact=True)
+    if propose.count():
+        return propose.click()
+    change = page.get_by_role("button", name="change", exact=True)
+    if change.count() and int(page.locator(".value").inner_text()) < 30:
+        form = page.locator("#change-form")
+        to = form.get_by_role("radio", name=re.compile("^(mykonos|venice|park|berghotel|cruise)$"))
+        pick(page, "mykonos" if form.get_by_role("radio", name="mykonos", exact=True).count() else to.first.get_attribute("aria-label"))
+        pick(page, form.get_by_role("radio", name=re.compile("^pay ")).first.get_attribute("aria-label"))
+        return change.click()
+    for name in ("confirm", "accept"):
+        button = page.get_by_role("button", name=name, exact=True)
+        if button.count():
+            return button.click()
+    page.get_by_role("button", name="discard", exact=True).click()  # nothing checked: discard none
+
+
+def play_holiday_board(page) -> None:
+    if page.locator(".auction", has_text="no bid yet").count() and click_first(page, "form.quiet-bid button"):
+        return  # open the bidding at the lowest bid; pass when someone has bid
+    mine = page.locator("form.move button", has_text="★")
+    if page.get_by_role("button", name=re.compile(r"^fly ")).count():
+        return (mine.first if mine.count() else page.get_by_role("button", name=re.compile(r"^fly ")).first).click()
+    if click_first(page, "form.card-move button"):  # see a sight
+        return
+    for name in ("pass", "skip"):
+        button = page.get_by_role("button", name=name, exact=True)
+        if button.count():
+            return button.click()
+    raise AssertionError("no move found on the page")
+
+
+def play_tranquility(page) -> None:
+    if click_first(page, "form.card-move button"):  # play start / play finish
+        return
+    share = page.locator("#share-form")
+    if share.count():
+        if share.get_by_text("at least").count():
+            share.locator("label.pick").first.click()
+        return share.get_by_role("button", name="discard").click()
+    free = page.locator("[data-free]")  # a placement that costs nothing, if any
+    if free.count():
+        card, cell = free.first.get_attribute("data-free").split()
+        pick(page, card)
+        pick(page, f"cell {cell}")
+        return page.get_by_role("button", name="play", exact=True).click()
+    form = page.locator("#discard-form")
+    form.locator("label.pick").nth(0).click()
+    form.locator("label.pick").nth(1).click()
+    form.get_by_role("button", name="discard").click()
+
+
+PLAYERS = {
+    "holly-oak": play_holly_oak,
+    "holidays": play_holidays,
+    "holiday-board": play_holiday_board,
+    "tranquility": play_tranquility,
+}
+GAMES = {
+    "holly-oak": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Bot", "bot": "heuristic"}],
+    "holidays": [{"name": "Ann"}, {"name": "Bob"}],
+    "holiday-board": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Bot", "bot": "heuristic"}],
+    "tranquility": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Bot", "bot": "heuristic"}],
+}
+
+
+def seq_of(page) -> str:
+    return page.locator("#live").get_attribute("data-seq")
+
+
+def my_turn(page) -> bool:
+    return page.locator("header.top.my-turn").count() > 0
+
+
+def over(page) -> bool:
+    return "Game over" in page.locator("header.top .status").inner_text()
+
+
+def check_accessible(page) -> None:
+    """Every control on the page has an accessible name (Chromium's own accessibility tree), the
+    page has a title, and every one-move button is named by the move it sends."""
+    assert page.title().strip()
+    tree = page.context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]
+    controls = [n for n in tree if n.get("role", {}).get("value") in ("button", "radio", "checkbox", "spinbutton", "combobox", "textbox")]
+    assert controls
+    unnamed = [n for n in controls if not n.get("name", {}).get("value", "").strip() and not n.get("ignored")]
+    assert unnamed == []
+    for move in page.locator("form.move:not(.compose) input[name=move]").evaluate_all("els => els.map(e => e.value)"):
+        assert page.get_by_role("button", name=move, exact=True).count() >= 1, move
+
+
+@pytest.mark.parametrize("slug", list(GAMES))
+def test_two_people_play_a_whole_game_by_clicking(browser, site, slug):
+    created = new_game(site, slug, GAMES[slug])
+    links = [seat["url"] for seat in created["seats"] if "url" in seat]
+    contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in links]
+    pages = [context.new_page() for context in contexts]
+    try:
+        play_to_the_end(slug, pages, links)
+    except Exception:
+        for n, page in enumerate(pages):
+            page.screenshot(path=str(ARTIFACTS / f"{slug}-failed-seat{n}.png"), full_page=True)
+        raise
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def play_to_the_end(slug: str, pages: list, links: list[str]) -> None:
+    errors: list[str] = []
+    for page, link in zip(pages, links):
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.goto(link)
+    moves, checked = 0, set()
+    end = time.monotonic() + GAME_SECONDS
+    while not all(over(page) for page in pages):
+        assert time.monotonic() < end, f"{slug}: not over after {GAME_SECONDS} s ({moves} moves by clicking)"
+        turn = next((page for page in pages if my_turn(page)), None)
+        if turn is None:
+            time.sleep(0.05)  # a bot, or the other page's live update, is on its way
+            continue
+        if id(turn) not in checked:
+            check_accessible(turn)
+            checked.add(id(turn))
+        before = seq_of(turn)
+        PLAYERS[slug](turn)
+        turn.wait_for_function("seq => document.getElementById('live').dataset.seq !== seq", arg=before, timeout=TURN_MS)
+        assert turn.locator("form .refusal").count() == 0, turn.locator("form .refusal").first.inner_text()
+        moves += 1
+        if moves == 8:
+            for n, page in enumerate(pages):
+                page.screenshot(path=str(ARTIFACTS / f"{slug}-seat{n}.png"), full_page=True)
+    assert moves >= 2 and len(checked) == 2
+    for n, page in enumerate(pages):  # both pages were redrawn live to the end, without a reload
+        assert page.locator("section.outcome").count() == 1
+        page.screenshot(path=str(ARTIFACTS / f"{slug}-over-seat{n}.png"), full_page=True)
+    assert errors == []
+
+
+def test_with_javascript_off_a_move_is_a_form_post_and_a_stale_page_says_so(browser, site):
+    created = new_game(site, "holly-oak", [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}])
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    mine = next(seat for seat in created["seats"] if httpx.get(
+        f"{site}/api/me", headers={"Authorization": f"Bearer {seat['token']}"}).json()["view"]["to_act"] == [seat["seat"]])
+    page.goto(mine["url"])
+    assert my_turn(page)
+    before = seq_of(page)
+    page.get_by_role("button", name="play 1Sp", exact=True).click()  # the holder of 1Sp leads it
+    page.wait_for_load_state()
+    assert page.url == mine["url"] + "?played=play+1Sp"
+    assert "You played play 1Sp." in page.locator(".notice").inner_text()
+    assert seq_of(page) != before and not my_turn(page)
+    # A page drawn before another seat moved: its form is refused as stale, and nothing is played.
+    nxt = next(seat for seat in created["seats"] if seat["seat"] == (mine["seat"] + 1) % 3)
+    page.goto(nxt["url"])
+    stale_seq = seq_of(page)
+    other = context.new_page()
+    other.goto(nxt["url"])
+    other.locator("form.card-move button").first.click()
+    other.wait_for_load_state()
+    assert seq_of(other) != stale_seq
+    page.locator("form.move button").first.click()  # from the page drawn before that move
+    page.wait_for_load_state()
+    assert "Someone moved first" in page.locator(".notice").inner_text()
+    context.close()
+
+
+def test_a_bad_link_gets_a_page_saying_so_and_the_headers_keep_the_token_in(site):
+    answer = httpx.get(f"{site}/play/no-such-game.0.{'a' * 52}", timeout=30)
+    assert answer.status_code == 401 and "does not open a seat" in answer.text
+    created = new_game(site, "tranquility", [{"name": "Ann"}, {"name": "Bot", "bot": "random"}])
+    page = httpx.get(created["seats"][0]["url"], timeout=30)
+    assert page.status_code == 200
+    csp = page.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "style-src 'self'" in csp and "unsafe-inline" not in csp
+    assert page.headers["referrer-policy"] == "no-referrer"
+    assert "<script>" not in page.text and "style=" not in page.text
+    # A form post without the page's CSRF token plays nothing.
+    forged = httpx.post(created["seats"][0]["url"] + "/move", data={"move": "discard", "expected_seq": "0"}, headers={"Accept": "application/json"}, timeout=30)
+    assert forged.status_code == 403

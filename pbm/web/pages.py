@@ -67,9 +67,10 @@ def secured(response: Response) -> Response:
 def csrf_token(server: Server, token: str) -> str:
     """A form's CSRF token: an HMAC of the seat's token under a key every replica shares (kept in
     Redis, made by the first server that needs it)."""
-    client = server.seats.redis
-    client.set(keys.web_secret(), secrets.token_hex(32), nx=True)
-    secret = client.get(keys.web_secret())
+    pipe = server.seats.redis.pipeline(transaction=False)
+    pipe.set(keys.web_secret(), secrets.token_hex(32), nx=True)
+    pipe.get(keys.web_secret())
+    secret = pipe.execute()[1]
     return hmac.new(secret, b"csrf:" + token.strip().lower().encode(), hashlib.sha256).hexdigest()
 
 

@@ -27,6 +27,7 @@ CHROMIUM = "/usr/bin/chromium"
 ADMIN = "browser-test-admin"
 GAME_SECONDS = 300  # a whole game, bots included; they take a few minutes at most on this machine
 TURN_MS = 20_000
+TOKENS: list[str] = []  # every seat token the tests were given: none may appear in a log line
 
 
 def need_browser():
@@ -96,12 +97,16 @@ def site(redis_client, redis_home, tmp_path_factory) -> Iterator[str]:
     finally:
         logged = stopped(server, logs / "serve.log") + stopped(worker, logs / "worker.log")
         assert "Traceback" not in logged, logged[-3000:]
+        assert "GET /play/<token>/events" in logged  # the pages listened, and the log hid their tokens
+        leaked = [token for token in TOKENS if token.rsplit(".", 1)[1] in logged.lower()]
+        assert leaked == []
 
 
 def new_game(site: str, game: str, seats: list[dict]) -> dict:
     body = {"game": game, "players": len(seats), "seats": seats}
     answer = httpx.post(f"{site}/api/games", json=body, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=30)
     assert answer.status_code == 201, answer.text
+    TOKENS.extend(seat["token"] for seat in answer.json()["seats"] if "token" in seat)
     return answer.json()
 
 
@@ -313,3 +318,21 @@ def test_a_bad_link_gets_a_page_saying_so_and_the_headers_keep_the_token_in(site
     # A form post without the page's CSRF token plays nothing.
     forged = httpx.post(created["seats"][0]["url"] + "/move", data={"move": "discard", "expected_seq": "0"}, headers={"Accept": "application/json"}, timeout=30)
     assert forged.status_code == 403
+
+
+def test_a_refused_move_shows_its_reason_beside_the_form_that_sent_it(browser, site):
+    context = browser.new_context()
+    page = context.new_page()
+    for _ in range(10):  # a deal where seat 0 may discard (one holding the Start must play it first)
+        page.goto(new_game(site, "tranquility", [{"name": "Ann"}, {"name": "Bob"}])["seats"][0]["url"])
+        if page.locator("#discard-form").count():
+            break
+    before = seq_of(page)
+    form = page.locator("#discard-form")
+    form.locator("label.pick").first.click()  # one card where the discard takes two
+    form.get_by_role("button", name="discard").click()
+    refusal = form.locator(".refusal")
+    refusal.wait_for()
+    assert refusal.inner_text().startswith("Not played: ") and "two" in refusal.inner_text()
+    assert seq_of(page) == before and my_turn(page)
+    context.close()

@@ -15,6 +15,7 @@ import click
 from events import server as redis_server
 from events.seats import TOKEN_IN_TEXT
 
+GRACE_S = 5  # how long stopping waits for open requests (a seat page's event stream lasts minutes)
 
 
 class HideTokens(logging.Filter):
@@ -44,7 +45,9 @@ def serve(host: str, port: int) -> None:
     bound = listener.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"pbm serving on http://{shown}:{bound} ({redis_server.describe()})", err=False)
-    config = uvicorn.Config(app, log_level="info", server_header=False)
+    # An open seat page holds a stream of server-sent events: without a limit, stopping would
+    # wait for every player to close their page.
+    config = uvicorn.Config(app, log_level="info", server_header=False, timeout_graceful_shutdown=GRACE_S)
     server = uvicorn.Server(config)
     logging.getLogger("uvicorn.access").addFilter(HideTokens())
     server.run(sockets=[listener])

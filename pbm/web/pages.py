@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Mapping
+from importlib import resources
 from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Request
@@ -85,6 +86,17 @@ async def static_file(name: str) -> Response:
         return Response(status_code=404)
     headers = {"Cache-Control": "public, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff"}
     return Response(STATIC_BYTES[name], media_type=STATIC_TYPES[name], headers=headers)
+
+
+@router.get("/rules/{game}", response_class=HTMLResponse)
+async def rules(game: str) -> Response:
+    """A game's rules notes (pbm/rules/<game>.md, as `pbm rules` shows them): no token, so a
+    seat's page can link here."""
+    if game not in core.GAMES:
+        return not_a_seat(404, f"no game {game[:40]!r}")
+    text = (resources.files("pbm") / "rules" / f"{game}.md").read_text(encoding="utf-8")
+    html = environment.get_template("rules.html").render(title=core.GAMES[game].title, text=text, static=STATIC_PATH)
+    return secured(HTMLResponse(html))
 
 
 @router.get("/play/{token}", response_class=HTMLResponse)

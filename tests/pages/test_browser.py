@@ -250,6 +250,7 @@ def play_to_the_end(slug: str, pages: list, links: list[str]) -> None:
     for page, link in zip(pages, links):
         page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         page.goto(link)
+        page.evaluate("window.loadedOnce = true")  # gone if the page is ever reloaded
     moves, checked = 0, set()
     end = time.monotonic() + GAME_SECONDS
     while not all(over(page) for page in pages):
@@ -269,9 +270,13 @@ def play_to_the_end(slug: str, pages: list, links: list[str]) -> None:
         if moves == 8:
             for n, page in enumerate(pages):
                 page.screenshot(path=str(ARTIFACTS / f"{slug}-seat{n}.png"), full_page=True)
+            pages[0].set_viewport_size({"width": 390, "height": 844})  # and as a phone shows it
+            pages[0].screenshot(path=str(ARTIFACTS / f"{slug}-phone.png"), full_page=True)
+            pages[0].set_viewport_size({"width": 1100, "height": 900})
     assert moves >= 2 and len(checked) == 2
     for n, page in enumerate(pages):  # both pages were redrawn live to the end, without a reload
         assert page.locator("section.outcome").count() == 1
+        assert page.evaluate("window.loadedOnce") is True
         page.screenshot(path=str(ARTIFACTS / f"{slug}-over-seat{n}.png"), full_page=True)
     assert errors == []
 
@@ -315,6 +320,8 @@ def test_a_bad_link_gets_a_page_saying_so_and_the_headers_keep_the_token_in(site
     assert "script-src 'self'" in csp and "style-src 'self'" in csp and "unsafe-inline" not in csp
     assert page.headers["referrer-policy"] == "no-referrer"
     assert "<script>" not in page.text and "style=" not in page.text
+    rules = httpx.get(f"{site}/rules/tranquility", timeout=30)
+    assert rules.status_code == 200 and "Tranquility" in rules.text and 'href="/rules/tranquility"' in page.text
     # A form post without the page's CSRF token plays nothing.
     forged = httpx.post(created["seats"][0]["url"] + "/move", data={"move": "discard", "expected_seq": "0"}, headers={"Accept": "application/json"}, timeout=30)
     assert forged.status_code == 403

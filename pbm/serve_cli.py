@@ -42,6 +42,9 @@ def serve(host: str, port: int) -> None:
         listener.bind((host, port))
     except OSError as error:
         raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror}") from None
+    # Listening before the URL is printed: a client that connects at once waits in the backlog
+    # until uvicorn accepts, instead of being refused (seen under load in the tests).
+    listener.listen(2048)
     bound = listener.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"pbm serving on http://{shown}:{bound} ({redis_server.describe()})", err=False)

@@ -119,7 +119,7 @@ def loads(data: bytes, source: str = "replay file") -> Log:
         raise BadLog(source, "no events: a log starts with GameStarted")
     log = Log(source, envelopes, raw)
     if log.game.slug != head["game"] or log.started.rules_version != head["rules_version"]:
-        raise BadLog(source, f"the header says {head['game']} version {head['rules_version']}, the log is {log.game.slug} version {log.started.rules_version}", 0)
+        raise BadLog(source, f"the header says {head['game']!r} version {head['rules_version']!r}, the log is {log.game.slug} version {log.started.rules_version}", 0)
     if envelopes[-1].hash != head["last_hash"]:
         raise BadLog(source, "the last event's hash is not the one the header names", expected - 1)
     return log

@@ -111,6 +111,17 @@ def test_a_rules_version_this_pbm_does_not_play_is_named(store: Store, finished:
         archive.loads(data, "old.pbmlog")
 
 
+def test_a_header_naming_another_game_is_quoted_on_one_line(store: Store, finished: str) -> None:
+    # The header is the file's text: a newline in it must not split the error (found by the fuzz
+    # test of tests/reliability).
+    log = from_store(store, finished)
+    head = dict(archive.header(log), game="holly\noak")
+    data = archive.MAGIC_BYTES + codec.pack(head) + b"".join(e.encode() for e in log.envelopes)
+    with pytest.raises(BadLog) as refused:
+        archive.loads(data, "x.pbmlog")
+    assert "\n" not in str(refused.value) and "'holly\\noak'" in str(refused.value)
+
+
 def test_a_file_is_a_msgpack_stream_with_its_header_first(store: Store, finished: str) -> None:
     data = archive.dumps(from_store(store, finished))
     unpacker = msgpack.Unpacker(raw=False)

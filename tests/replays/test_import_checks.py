@@ -150,7 +150,7 @@ def test_a_log_that_folds_into_an_inconsistent_state_is_unreadable_not_a_traceba
     assert f"seq {seq}" in unreadable[running]
 
 
-def test_a_bot_turn_on_an_unverified_game_is_done_without_a_move(cli_env, store: Store, game_id: str, tmp_path: Path) -> None:
+def test_a_bot_turn_on_an_unverified_game_is_done_without_a_move(cli_env, store: Store, queue_client, game_id: str, tmp_path: Path) -> None:
     from rq.job import Job
 
     from tests.workers.test_rq import run_worker
@@ -163,10 +163,10 @@ def test_a_bot_turn_on_an_unverified_game_is_done_without_a_move(cli_env, store:
     archive.restore(store.redis, archive.read(path), unverified=True)
     assert store.unverified(forged_id)
     table = Games(store).table(forged_id)
-    Dispatcher(store.redis)(forged_id, table)  # the bot turn the game waits for, queued
+    Dispatcher(queue_client)(forged_id, table)  # the bot turn the game waits for, queued (on rq's Redis)
     before = store.length(forged_id)
     ran = run_worker(cli_env, "--burst", "--no-recover")
     assert ran.returncode == 0, ran.stderr
-    job = Job.fetch(turn_job_id(forged_id, table.seq, table.to_act[0]), connection=store.redis)
+    job = Job.fetch(turn_job_id(forged_id, table.seq, table.to_act[0]), connection=queue_client)
     assert job.return_value()["status"] == "unplayable" and "never played" in job.return_value()["reason"]
     assert store.length(forged_id) == before

@@ -48,6 +48,12 @@ def contact(game_id: str, seat: int) -> str:
     return f"{PREFIX}:{{{game_id}}}:contact:{seat}"
 
 
+def sent(game_id: str) -> str:
+    """Hash: `<seq>:<seat>:<kind>` -> time (ms) of each notification sent (pbm/notify.py), written
+    right after the send and before its job is acknowledged, so a job run again sends once."""
+    return f"{PREFIX}:{{{game_id}}}:sent"
+
+
 def access(game_id: str) -> str:
     """Hash: who may look at a game besides its seats: `spectators` set when its creator allows."""
     return f"{PREFIX}:{{{game_id}}}:access"
@@ -87,7 +93,7 @@ def of_game(game_id: str, players: int) -> list[str]:
     """Every key a game owns, for `pbm delete`: a key added for a game belongs here too (a test
     plays, summarizes and seats a game, deletes it and finds none of its keys left). Not listed:
     the seat rate windows, which expire by themselves, and a forced import's replaced logs."""
-    fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot]
+    fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot, sent]
     return [key(game_id) for key in fixed] + [contact(game_id, seat) for seat in range(players)]
 
 

@@ -10,6 +10,12 @@ old token stops working with the write.
 
 Personal data (a name, an e-mail address, a webhook and its signing secret) lives in a mutable hash
 per seat beside the log, so it can be changed or erased without touching history.
+
+A seat that can be told of its turn (it has an e-mail address or a webhook) also keeps its current
+token in that hash: every turn mail carries the seat's link and its reply address, and both are the
+token. Only those seats' tokens are kept, erased with the contact data, replaced when the token is
+issued again and dropped when it is revoked; `contact()` never answers it (`reach()` does, for the
+notifier alone).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import hmac
 import re
 import secrets
 import time
+from collections.abc import Iterable
 
 import redis
 
@@ -32,6 +39,20 @@ _GAME_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,99}")
 _TOKEN = re.compile(rf"({_GAME_ID.pattern})\.(0|[1-9][0-9]{{0,3}})\.([a-z2-7]{{{SECRET_LENGTH}}})")
 TOKEN_IN_TEXT = re.compile(rf"{_GAME_ID.pattern}\.[0-9]{{1,4}}\.[a-z2-7]{{{SECRET_LENGTH}}}", re.IGNORECASE)  # to redact
 CONTACT_FIELDS = ("name", "email", "webhook", "webhook_secret")
+CHANNEL_FIELDS = ("email", "webhook")  # a seat with one of these is told of its turns
+KEPT_TOKEN = "token"  # the contact hash's field for a reachable seat's token (pbm/notify.py)
+
+# KEYS: the game's seat-token hash, the seat's contact hash. ARGV: seat, digest, token. The token is
+# kept beside the contact only if the seat has a channel to be told through.
+_ISSUE = """
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('HEXISTS', KEYS[2], 'email') == 1 or redis.call('HEXISTS', KEYS[2], 'webhook') == 1 then
+  redis.call('HSET', KEYS[2], 'token', ARGV[3])
+else
+  redis.call('HDEL', KEYS[2], 'token')
+end
+return 1
+"""
 
 
 class SeatError(core.SetupError):
@@ -53,6 +74,7 @@ def parse(token: str) -> tuple[str, int] | None:
 class Seats:
     def __init__(self, client: redis.Redis) -> None:
         self.redis = client
+        self._issue = client.register_script(_ISSUE)
 
     def issue(self, game_id: str, seat: int) -> str:
         """A fresh token for the seat; the seat's previous token stops working at once."""
@@ -62,7 +84,7 @@ class Seats:
             raise SeatError(f"no seat {seat!r}")
         secret = base64.b32encode(secrets.token_bytes(SECRET_BYTES)).decode().rstrip("=").lower()
         token = f"{game_id}.{seat}.{secret}"
-        self.redis.hset(keys.seat_tokens(game_id), str(seat), digest(token))
+        self._issue(keys=[keys.seat_tokens(game_id), keys.contact(game_id, seat)], args=[str(seat), digest(token), token])
         return token
 
     def resolve(self, token: str) -> tuple[str, int] | None:
@@ -96,7 +118,10 @@ class Seats:
 
     def revoke(self, game_id: str, seat: int) -> None:
         """The seat's token stops working and none replaces it (a seat handed to a bot)."""
-        self.redis.hdel(keys.seat_tokens(game_id), str(seat))
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hdel(keys.seat_tokens(game_id), str(seat))
+        pipe.hdel(keys.contact(game_id, seat), KEPT_TOKEN)
+        pipe.execute()
 
     def issued(self, game_id: str) -> set[int]:
         """The seats that have a working token."""
@@ -137,9 +162,25 @@ class Seats:
             self.redis.hset(keys.contact(game_id, seat), mapping=fields)
 
     def contact(self, game_id: str, seat: int) -> dict[str, str]:
-        """The seat's personal data: only the fields that are set."""
+        """The seat's personal data: only the fields that are set (never its kept token)."""
         raw = self.redis.hgetall(keys.contact(game_id, seat))
-        return {field.decode(): value.decode() for field, value in raw.items()}
+        return {field.decode(): value.decode() for field, value in raw.items() if field.decode() != KEPT_TOKEN}
+
+    def reach(self, game_id: str, seat: int) -> dict[str, str]:
+        """What the notifier needs to tell a seat: its channel fields and its kept token, if any."""
+        raw = self.redis.hmget(keys.contact(game_id, seat), [*CHANNEL_FIELDS, "webhook_secret", "name", KEPT_TOKEN])
+        names = (*CHANNEL_FIELDS, "webhook_secret", "name", KEPT_TOKEN)
+        return {field: value.decode() for field, value in zip(names, raw) if value is not None}
+
+    def reachable(self, game_id: str, seats: Iterable[int]) -> set[int]:
+        """The seats among `seats` with an e-mail address or a webhook, in one round trip."""
+        seats = list(seats)
+        if not seats:
+            return set()
+        pipe = self.redis.pipeline(transaction=False)
+        for seat in seats:
+            pipe.hmget(keys.contact(game_id, seat), list(CHANNEL_FIELDS))
+        return {seat for seat, found in zip(seats, pipe.execute()) if any(found)}
 
     def names(self, games: list[tuple[str, int]]) -> dict[str, list[str | None]]:
         """Each (game id, players)'s seat names, in one round trip: game id -> [name or None]."""
@@ -157,5 +198,7 @@ class Seats:
             raise SeatError(f"no contact field {sorted(unknown)[0]!r} (fields: {', '.join(CONTACT_FIELDS)})")
         if fields:
             self.redis.hdel(keys.contact(game_id, seat), *fields)
+            if not self.reachable(game_id, [seat]):  # nothing left to tell it through: no token kept
+                self.redis.hdel(keys.contact(game_id, seat), KEPT_TOKEN)
         else:
             self.redis.delete(keys.contact(game_id, seat))

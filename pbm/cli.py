@@ -144,7 +144,7 @@ def open_games() -> Games:
     from workers.dispatch import Dispatcher
 
     client = server.connect()
-    return Games(Store(client), dispatch=Dispatcher(server.connect_queues(client)))
+    return Games(Store(client), dispatch=Dispatcher(server.connect_queues(client), log=client))
 
 
 def emit_json(value: Any) -> None:

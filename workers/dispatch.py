@@ -1,8 +1,9 @@
 """Dispatch: the rq jobs that follow from a game's state, enqueued once each. Reads no log itself.
 
 `Dispatcher` is the hook events.commands.Games calls after every append (and after create): it
-enqueues an AI turn for each bot seat the game now waits for and, when the game is over, its
-summary. A job's id is built from (game, seq, seat), and rq's unique enqueue (one Lua script)
+enqueues an AI turn for each bot seat the game now waits for, a turn notification for each person's
+seat it waits for that has a channel (an e-mail address or a webhook, read from the seat store)
+and, when the game is over, its summary and the end notification of every seat with a channel. A job's id is built from (game, seq, seat), and rq's unique enqueue (one Lua script)
 refuses an id that exists, so each is queued once however often dispatch or recovery runs. Job
 arguments are ids only: never a card, never the seed. rq is imported on the first enqueue: a move
 in a game of people queues nothing, and every `pbm play` would pay for the import.
@@ -18,10 +19,19 @@ import attrs
 import redis
 
 from core.table import Table
+from events.seats import Seats
 
 AI_QUEUE = "pbm-ai"
+NOTIFY_QUEUE = "pbm-notify"
 ANALYTICS_QUEUE = "pbm-analytics"
-QUEUES = (AI_QUEUE, ANALYTICS_QUEUE)  # a worker serves them in this order: turns first
+QUEUES = (AI_QUEUE, NOTIFY_QUEUE, ANALYTICS_QUEUE)  # a worker serves them in this order: turns first
+# The notifier lives in the shell (it renders views and talks SMTP); rq imports it by this name when
+# the job runs, so workers/ names it without importing pbm.
+NOTIFY_FUNCTION = "pbm.notify.notify_seat"
+# A channel that fails (an SMTP server down, a dead webhook) is tried again later by rq's scheduler,
+# never by a job that sleeps: the worker goes straight on to the next bot turn.
+NOTIFY_RETRY_INTERVALS_S = (60, 600, 3600)
+NOTIFY_TIMEOUT_S = 60  # a send gives up after 10 s (pbm/notify.py); this only bounds a stuck job
 TURN_TIMEOUT_S = 300  # an ismcts bot with a large budget thinks for minutes at most
 RESULT_TTL_S = 3600  # a finished job's id stays taken this long, so a late duplicate is refused
 RETRIES = 3  # requeued at once: a failure is a lost connection, not a rule problem
@@ -34,7 +44,7 @@ class Work:
     function: str
     args: tuple
     job_id: str
-
+    retry_intervals: tuple[int, ...] = ()  # () : requeued at once, RETRIES times
 
 def job_key(game_id: str) -> str:
     # rq job ids allow letters, digits, '_' and '-': other game ids go in hex.
@@ -49,37 +59,77 @@ def summary_job_id(game_id: str) -> str:
     return f"pbm-summary-{job_key(game_id)}"
 
 
+def notify_job_id(game_id: str, seq: int, seat: int, kind: str) -> str:
+    return f"pbm-notify-{kind}-{job_key(game_id)}-{seq}-{seat}"
+
+
+def notify_work(game_id: str, seq: int, seat: int, kind: str) -> Work:
+    """A notification job: ids and the kind only, never an address, a token or a card."""
+    args = (game_id, seat, kind, seq)
+    return Work(NOTIFY_QUEUE, NOTIFY_FUNCTION, args, notify_job_id(game_id, seq, seat, kind), NOTIFY_RETRY_INTERVALS_S)
+
+
 def turn_command_id(seq: int, seat: int) -> str:
     """The command id of a bot's move: a retried or doubled job submits it again, and the command
     path answers the second time without appending."""
     return f"bot:{seq}:{seat}"
 
 
-def work_for(game_id: str, table: Table) -> Iterator[Work]:
-    """The jobs this state of the game calls for."""
-    return work_at(game_id, table.seq, table.to_act, table.bots, table.outcome is not None)
+def work_for(game_id: str, table: Table, reachable: Container[int] = ()) -> Iterator[Work]:
+    """The jobs this state of the game calls for; `reachable`: the seats with a channel."""
+    return work_at(game_id, table.seq, table.to_act, table.bots, table.outcome is not None, reachable, table.players)
 
 
-def work_at(game_id: str, seq: int, to_act: Iterable[int], bots: Container[int], over: bool) -> Iterator[Work]:
-    """The jobs a game at `seq` calls for (recovery knows these from the game's row)."""
+def work_at(
+    game_id: str,
+    seq: int,
+    to_act: Iterable[int],
+    bots: Container[int],
+    over: bool,
+    reachable: Container[int] = (),
+    players: int = 0,
+) -> Iterator[Work]:
+    """The jobs a game at `seq` calls for (recovery knows these from the game's row). A person's
+    seat in `reachable` is told of its turn; at the end every seat in `reachable` of the `players`
+    is told the result."""
     if over:
         yield Work(ANALYTICS_QUEUE, "workers.jobs.summarize", (game_id,), summary_job_id(game_id))
+        for seat in range(players):
+            if seat in reachable:
+                yield notify_work(game_id, seq, seat, "end")
         return
     for seat in to_act:
         if seat in bots:
             yield Work(AI_QUEUE, "workers.jobs.take_turn", (game_id, seq, seat), turn_job_id(game_id, seq, seat))
+        elif seat in reachable:
+            yield notify_work(game_id, seq, seat, "turn")
+
+
+def told_seats(table: Table) -> list[int]:
+    """The seats a notification may be owed to in this state: people to act, or all at the end."""
+    if table.outcome is not None:
+        return list(range(table.players))
+    bots = table.bots
+    return [seat for seat in table.to_act if seat not in bots]
 
 
 class Dispatcher:
-    """Games(store, dispatch=Dispatcher(client)): every writer enqueues what its append calls for."""
+    """Games(store, dispatch=Dispatcher(client)): every writer enqueues what its append calls for.
 
-    def __init__(self, connection: redis.Redis) -> None:
+    `connection` is rq's Redis; `log` the log's (where the seat store is), when it lives apart.
+    """
+
+    def __init__(self, connection: redis.Redis, log: redis.Redis | None = None) -> None:
         self.connection = connection
+        self.seats = Seats(log if log is not None else connection)
         self.queues: dict[str, Any] = {}  # name -> rq Queue, made on first use
         self.registered: set[str] = set()  # queues this process has listed in rq's set of queues
 
     def __call__(self, game_id: str, table: Table) -> None:
-        for work in work_for(game_id, table):
+        # Only a state that waits on a person (or is over) costs the read of their channels.
+        candidates = told_seats(table)
+        reachable = self.seats.reachable(game_id, candidates) if candidates else set()
+        for work in work_for(game_id, table, reachable):
             self.enqueue(work)
 
     def enqueue(self, work: Work, at_front: bool = False) -> bool:
@@ -87,6 +137,11 @@ class Dispatcher:
         the queue (recovery's choice for work that has waited already)."""
         from rq import Queue, Retry
         from rq.exceptions import DuplicateJobError
+
+        if work.retry_intervals:
+            retry, timeout = Retry(max=len(work.retry_intervals), interval=list(work.retry_intervals)), NOTIFY_TIMEOUT_S
+        else:
+            retry, timeout = Retry(max=RETRIES), TURN_TIMEOUT_S
 
         if work.queue not in self.queues:
             self.queues[work.queue] = Queue(work.queue, connection=self.connection)
@@ -101,10 +156,11 @@ class Dispatcher:
                 args=work.args,
                 job_id=work.job_id,
                 unique=True,
-                timeout=TURN_TIMEOUT_S,
+                timeout=timeout,
+                description=work.job_id,  # rq's default repeats the call: ids only, but say so
                 result_ttl=RESULT_TTL_S,
                 failure_ttl=RESULT_TTL_S * 24,
-                retry=Retry(max=RETRIES),
+                retry=retry,
                 pipeline=pipeline,
                 at_front=at_front,
             )

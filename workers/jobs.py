@@ -26,7 +26,7 @@ def games_for(queues: redis.Redis) -> Games:
     games = _games.get(server_key)
     if games is None:
         log = server.connect() if server.queues_apart() else queues
-        games = _games[server_key] = Games(Store(log), dispatch=Dispatcher(queues))
+        games = _games[server_key] = Games(Store(log), dispatch=Dispatcher(queues, log=log))
     return games
 
 

@@ -38,7 +38,7 @@ def recover(connection: redis.Redis, queues: redis.Redis | None = None) -> list[
     """Queue what is missing, reading the log's Redis `connection` and queuing on `queues` (rq's
     Redis, by default the same); returns the ids of the jobs queued (or replaced)."""
     store = Store(connection)
-    dispatcher = Dispatcher(queues if queues is not None else connection)
+    dispatcher = Dispatcher(queues if queues is not None else connection, log=connection)
     games = Games(store)
     queued = []
     # The index names the candidates (running games with a bot seat, finished games owed a

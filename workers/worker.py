@@ -76,6 +76,11 @@ class PbmWorker(SimpleWorker):
         if isinstance(exc_info[1], redis.RedisError):
             self.log.error("Worker %s: job %s: %s", self.name, job.id, explain(exc_info[1]))
             return
+        # An error that says all in its message (a notification's channel that failed: its
+        # SMTP server down, its webhook dead) is one line too; rq retries the job as it would.
+        if getattr(exc_info[1], "one_line", False):
+            self.log.error("Worker %s: job %s: %s", self.name, job.id, exc_info[1])
+            return
         super().handle_exception(job, *exc_info)
 
     def prepare_job_execution(self, job, remove_from_intermediate_queue: bool = False) -> None:

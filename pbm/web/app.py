@@ -39,7 +39,7 @@ def create_app(
     if games is None:
         from workers.dispatch import Dispatcher  # rq is the workers' dependency, loaded only here
 
-        games = Games(Store(client), dispatch=Dispatcher(redis_server.connect_queues(client)))
+        games = Games(Store(client), dispatch=Dispatcher(redis_server.connect_queues(client), log=client))
     context = Server(
         games=games,
         seats=Seats(client),

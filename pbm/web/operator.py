@@ -77,6 +77,10 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
         if webhook_secret:
             entry["webhook_secret"] = webhook_secret  # answered once, like the token
         answered.append(entry)
+    if server.games.dispatch is not None and any(spec.email or spec.webhook for spec in body.seats):
+        # The create dispatched before the seats had channels and tokens: now the first turn's
+        # notification can be queued (job ids are unique, so nothing else is queued twice).
+        server.games.dispatch(game_id, server.games.table(game_id))
     return {"game_id": game_id, "game": body.game, "seats": answered}
 
 

@@ -1,0 +1,142 @@
+"""Turn notifications through real parts: a game created over the API with a person's seat that
+has an e-mail address (or a webhook) and two bots; a real `pbm worker --burst` plays the bots and
+sends the turn mail to a real SMTP server (aiosmtpd), or the signed webhook to a real HTTP server."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from events import keys
+from events.commands import Games
+from events.seats import Seats
+from pbm import notify
+from pbm.web import create_app
+from tests.mail.conftest import MAIL_FROM, run_pbm
+from tests.web.conftest import ADMIN, bearer
+
+pytestmark = pytest.mark.usefixtures("clean_notify_queue")
+ANN = "ann@players.test"
+
+
+def create(dispatching: Games, seats: list[dict], game: str = "holly-oak") -> dict:
+    app = create_app(dispatching.store.redis, games=dispatching, admin_token=ADMIN)
+    with TestClient(app) as client:
+        response = client.post("/api/games", json={"game": game, "players": len(seats), "seats": seats, "seed": 7}, headers=bearer(ADMIN))
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def people_and_bots(contact: dict) -> list[dict]:
+    return [{"name": "Ann", **contact}, {"name": "Bot 1", "bot": "heuristic"}, {"name": "Bot 2", "bot": "heuristic"}]
+
+
+def test_the_turn_mail_reaches_the_seat_once_with_its_report_hand_moves_link_and_reply_address(dispatching: Games, smtp_sink, cli_env):
+    created = create(dispatching, people_and_bots({"email": ANN}))
+    game_id, token = created["game_id"], created["seats"][0]["token"]
+    worked = run_pbm(cli_env, "worker", "--burst")
+    assert worked.returncode == 0, worked.stderr
+    table = dispatching.table(game_id)
+    assert table.to_act == (0,)  # the bots played up to Ann's turn
+    [mail] = smtp_sink.to(ANN)
+    assert mail["Reply-To"] == f"pbm+{token}@pbm.test" and mail["From"] == MAIL_FROM
+    assert mail["Subject"] == f"Your turn: {game_id}, seat 0"
+    body = mail.get_content()
+    view = table.view(0)
+    assert f"https://pbm.test/play/{token}" in body
+    assert "your hand: " + " ".join(view["hand"]) in body
+    assert all(move in body for move in view["legal_moves"][: notify.MOVES_IN_MAIL])
+    assert "Since your last move:" in body and "seat 1" in body  # the bots' moves, narrated
+    others = {card for seat in (1, 2) for card in table.view(seat)["hand"]}
+    assert not others & set(re.findall(r"\S+", body)), "another seat's hidden card is in the mail"
+    # Run again (a retried job, a second worker): the send is recorded, nothing goes out twice.
+    assert notify.tell(dispatching, game_id, 0, "turn", table.seq) is False
+    assert run_pbm(cli_env, "worker", "--burst").returncode == 0
+    assert len(smtp_sink.to(ANN)) == 1
+    assert dispatching.store.redis.hexists(keys.sent(game_id), f"{table.seq}:0:turn")
+    # The worker's log never shows the token or the address.
+    assert token not in worked.stderr.decode() and ANN not in worked.stderr.decode()
+
+
+def test_a_stale_turn_or_a_seat_without_a_channel_sends_nothing(dispatching: Games, smtp_sink, cli_env):
+    created = create(dispatching, [{"name": "Ann", "email": ANN}, {"name": "Bob"}, {"name": "Cy"}])
+    game_id = created["game_id"]
+    table = dispatching.table(game_id)
+    seat = table.to_act[0]
+    assert seat != 0
+    assert notify.tell(dispatching, game_id, seat, "turn", table.seq) is False  # Bob has no channel
+    assert notify.tell(dispatching, game_id, 0, "turn", table.seq) is False  # not Ann's turn
+    assert notify.tell(dispatching, game_id, 0, "end", table.seq) is False  # not over
+    assert smtp_sink.received == []
+
+
+def test_the_webhook_is_signed_with_the_seats_secret(dispatching: Games, webhook_receiver, cli_env, monkeypatch):
+    monkeypatch.setenv("PBM_PUBLIC_URL", "https://pbm.test")
+    created = create(dispatching, people_and_bots({"webhook": webhook_receiver.url}))
+    webhook_receiver.secret = created["seats"][0]["webhook_secret"].encode()
+    assert run_pbm(cli_env, "worker", "--burst").returncode == 0
+    [hook] = webhook_receiver.hooks
+    table = dispatching.table(created["game_id"])
+    assert hook["kind"] == "turn" and hook["seat"] == 0 and hook["seq"] == table.seq
+    assert hook["view"] == table.view(0) and hook["url"] == created["seats"][0]["url"].replace("http://testserver", "https://pbm.test")
+    assert webhook_receiver.bad == []
+
+
+def test_a_webhook_signed_with_another_secret_is_refused_by_the_receiver(dispatching: Games, webhook_receiver, cli_env):
+    created = create(dispatching, people_and_bots({"webhook": webhook_receiver.url}))
+    webhook_receiver.secret = b"not the seat's secret"
+    assert run_pbm(cli_env, "worker", "--burst").returncode == 0
+    assert webhook_receiver.hooks == [] and len(webhook_receiver.bad) == 1
+    table = dispatching.table(created["game_id"])
+    assert not dispatching.store.redis.hexists(keys.sent(created["game_id"]), f"{table.seq}:0:turn")  # not recorded: retried later
+
+
+def test_an_smtp_server_that_is_not_there_fails_fast_and_the_bots_play_on(dispatching: Games, cli_env, monkeypatch, queue_client):
+    from tests.real_redis import free_port
+
+    monkeypatch.setenv("PBM_SMTP_URL", f"smtp://127.0.0.1:{free_port()}")  # nobody listens
+    # The bot (seat 1) moves first; then the game waits on a person whose mail cannot go out.
+    game = create(dispatching, [{"name": "Ann", "email": ANN}, {"name": "Bot", "bot": "random"}, {"name": "Bob", "email": "bob@players.test"}])
+    worked = run_pbm(cli_env, "worker", "--burst", "-v")
+    assert worked.returncode == 0
+    log = worked.stderr.decode()
+    assert "mail not sent: ConnectionRefusedError" in log and ANN not in log and "bob@" not in log
+    assert "Traceback" not in log and all(seat["token"] not in log for seat in game["seats"] if "token" in seat)
+    table = dispatching.table(game["game_id"])
+    assert table.seq > 2 and 1 not in table.to_act  # the bot played; the people wait, their mails to be retried
+    assert not dispatching.store.redis.exists(keys.sent(game["game_id"]))
+    # Each mail waits in rq's scheduled registry for its retry: no job sleeps.
+    from rq import Queue
+    from workers.dispatch import NOTIFY_QUEUE
+
+    scheduled = Queue(NOTIFY_QUEUE, connection=queue_client).scheduled_job_registry.get_job_ids()
+    assert {job_id.rsplit("-", 1)[1] for job_id in scheduled if game["game_id"] in job_id} == {str(seat) for seat in table.to_act}
+
+
+def work_in_process(queue_client, store) -> None:
+    """A burst of a real pbm worker inside the test process (many short bursts cost no start-up)."""
+    from workers.worker import make_worker
+
+    make_worker(queue_client, recovering=False, log=store.redis).work(burst=True, logging_level="WARNING")
+
+
+def test_the_end_of_the_game_tells_every_seat_with_a_channel(dispatching: Games, smtp_sink, queue_client):
+    seats = [{"name": "Ann", "email": ANN, "bot": "random"}, {"name": "Bob", "email": "bob@players.test"}, {"name": "Cy", "bot": "random"}]
+    created = create(dispatching, seats)
+    game_id, bob = created["game_id"], created["seats"][1]["token"]
+    work_in_process(queue_client, dispatching.store)
+    while (table := dispatching.table(game_id)).outcome is None:
+        assert table.to_act == (1,)
+        dispatching.submit(game_id, 1, table.legal_moves(1)[0])
+        work_in_process(queue_client, dispatching.store)
+    turns = [mail for mail in smtp_sink.to("bob@players.test") if mail["Subject"].startswith("Your turn")]
+    assert len(turns) == len({env.seq for env in dispatching.store.read(game_id) if env.actor == 1 and env.command})
+    ends = [mail for mail in smtp_sink.to("bob@players.test") if mail["Subject"].startswith("Game over")]
+    assert len(ends) == 1 and f"https://pbm.test/play/{bob}" in ends[0].get_content()
+    assert "Result: " in ends[0].get_content() and "pbm replay verify" in ends[0].get_content()
+    [ann_end] = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Game over")]
+    assert ann_end["Reply-To"] is None  # a bot's seat has no token: no link, no answer address
+    assert smtp_sink.to(ANN) == [ann_end]  # a bot's seat is never told of its turns
+    assert Seats(dispatching.store.redis).contact(game_id, 1) == {"name": "Bob", "email": "bob@players.test"}

@@ -1,4 +1,5 @@
-"""The seat store on a real Redis: tokens that name their seat, stored only as hashes, replaced at
+"""The seat store on a real Redis: tokens that name their seat, stored only as hashes (a seat with a mail or webhook
+channel also keeps its current one, for its turn mails), replaced at
 once by a re-issue; and personal data kept beside the log, erasable."""
 
 from __future__ import annotations
@@ -118,3 +119,22 @@ def test_contacts_are_kept_beside_the_log_and_can_be_erased(seats: Seats, games,
 def test_parse_reads_game_and_seat(game_id: str):
     assert parse(f"{game_id}.12.{'a' * 52}") == (game_id, 12)
     assert parse(f"{game_id}.12.{'a' * 51}") is None
+
+
+def test_only_a_seat_with_a_channel_keeps_its_token_for_the_notifier(seats: Seats, games, game_id: str, redis_client):
+    games.create("holly-oak", 3, seed=1, game_id=game_id)
+    seats.set_contact(game_id, 0, name="Ann", email="ann@example.org")
+    seats.set_contact(game_id, 1, name="Bob")
+    ann, bob = seats.issue(game_id, 0), seats.issue(game_id, 1)
+    assert seats.reach(game_id, 0)["token"] == ann and "token" not in seats.reach(game_id, 1)
+    assert bob.encode() not in b"".join(redis_client.hvals(keys.contact(game_id, 1)))
+    assert "token" not in seats.contact(game_id, 0)  # what the pages and the operator read
+    assert seats.reachable(game_id, [0, 1, 2]) == {0}
+    again = seats.issue(game_id, 0)
+    assert seats.reach(game_id, 0)["token"] == again != ann
+    seats.erase_contact(game_id, 0, "email")  # no channel left: no token kept
+    assert "token" not in seats.reach(game_id, 0) and seats.reachable(game_id, [0]) == set()
+    seats.set_contact(game_id, 1, webhook="https://example.org/h")
+    seats.issue(game_id, 1)
+    seats.revoke(game_id, 1)
+    assert "token" not in seats.reach(game_id, 1)

@@ -4,6 +4,7 @@ real redis-server configured that way (tests/real_redis.py) and runs pbm's comma
 from __future__ import annotations
 
 import http.server
+import logging
 import os
 import subprocess
 import sys
@@ -241,3 +242,48 @@ def test_a_worker_that_loses_its_redis_says_so_in_one_line_per_try(tmp_path: Pat
     assert not any("Traceback" in line for line in lines)
     lost = [line for line in lines if "could not connect to Redis" in line]
     assert all("cannot reach Redis at" in line or "lost the connection" in line for line in lost), lines
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        lambda worker: worker.run_maintenance_tasks(),
+        lambda worker: worker.check_for_suspension(False),
+        lambda worker: worker.dequeue_job_and_maintain_ttl(1),  # marks the worker idle first
+    ],
+    ids=["maintenance", "suspension check", "dequeue"],
+)
+def test_a_worker_waits_out_a_lost_redis_in_every_step_of_its_loop(step) -> None:
+    """rq itself waits for a lost Redis only inside its dequeue loop; anywhere else in its loop the
+    worker ended, so surviving a Redis restart depended on the moment it happened."""
+    from rq.exceptions import StopRequested
+
+    from workers.worker import make_worker
+
+    with redis_server() as (url, admin):
+        worker = make_worker(redis.Redis.from_url(url), recovering=False)
+        lines: list[str] = []
+        collect = logging.Handler()
+        collect.emit = lambda record: lines.append(record.getMessage())
+        worker.log.addHandler(collect)
+        ended: list[BaseException | None] = []
+
+        def run_step() -> None:
+            try:
+                step(worker)
+                ended.append(None)
+            except BaseException as error:  # noqa: BLE001 - the test reports what ended the step
+                ended.append(error)
+
+        admin.shutdown(nosave=True)
+        thread = threading.Thread(target=run_step, daemon=True)
+        thread.start()
+        try:
+            wait_until(lambda: len(lines) >= 2 or ended, timeout=30)  # two tries, one line each
+        finally:
+            worker._stop_requested = True
+            thread.join(timeout=30)
+            worker.log.removeHandler(collect)
+    # It ended on the stop request only (the suspension check just returns to rq's loop, which stops).
+    assert len(ended) == 1 and (ended[0] is None or isinstance(ended[0], StopRequested)), ended
+    assert lines and all("could not connect to Redis: cannot reach" in line and "refused" in line for line in lines), lines

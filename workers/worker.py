@@ -21,10 +21,12 @@ time instead of after rq's dequeue timeout (405 s by default).
 from __future__ import annotations
 
 import logging
+import time
 from contextlib import contextmanager
 
 import redis
 from rq import Queue, SimpleWorker
+from rq.exceptions import StopRequested
 from rq.utils import as_text
 
 import core
@@ -70,6 +72,32 @@ class PbmWorker(SimpleWorker):
         with redis_errors_in_one_line(self):
             return super().work(*args, **kwargs)
 
+    # rq waits out a lost Redis only inside its dequeue loop; a connection lost in a step around it
+    # (maintenance, the suspension check, marking the worker idle before it dequeues) ended the
+    # worker, so whether a worker survived a Redis restart depended on the moment. Each step waits.
+    def check_for_suspension(self, burst: bool) -> None:
+        self._waiting_out_lost_redis(super().check_for_suspension, burst)
+
+    def run_maintenance_tasks(self) -> None:
+        self._waiting_out_lost_redis(self._maintain)
+
+    def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
+        return self._waiting_out_lost_redis(super().dequeue_job_and_maintain_ttl, timeout, max_idle_time)
+
+    def _waiting_out_lost_redis(self, step, *args):
+        """`step(*args)`, tried again while Redis cannot be reached, with rq's backoff and its one
+        line per try; a stop request ends the wait."""
+        wait = 1.0
+        while True:
+            try:
+                return step(*args)
+            except (redis.ConnectionError, redis.TimeoutError) as error:
+                if self._stop_requested:
+                    raise StopRequested() from error
+                self.log.error("Worker %s: could not connect to Redis: %s; retrying in %d seconds", self.name, explain(error), wait)
+                time.sleep(wait)
+                wait = min(wait * self.exponential_backoff_factor, self.max_connection_wait_time)
+
     def handle_exception(self, job, *exc_info) -> None:
         # A job that fails on Redis (out of memory, a read-only replica...) is logged as the one
         # line that names the failure, not as a traceback of redis-py's internals.
@@ -93,7 +121,7 @@ class PbmWorker(SimpleWorker):
         self.connection.set(keys.RECOVERY_LOCK, self.name, ex=RECOVERY_INTERVAL_S - 1)
         return recover(self.log_connection or self.connection, self.connection)
 
-    def run_maintenance_tasks(self) -> None:
+    def _maintain(self) -> None:
         super().run_maintenance_tasks()
         # Periodically: one worker per interval, whoever takes the lock.
         if self.recovering and self.connection.set(keys.RECOVERY_LOCK, self.name, nx=True, ex=RECOVERY_INTERVAL_S - 1):

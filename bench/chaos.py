@@ -341,17 +341,23 @@ def worker_kills(
     limit_s: float = 240,
     specs: tuple[tuple[str, int], ...] = BOT_GAMES,
     seed: int = 1,
+    min_kills: int = 0,
 ) -> dict[str, Any]:
     """`games` bot-only games (random bots; kinds and sizes from `specs`) played by `pool` `pbm
     worker` processes, one of which (at work for WORKED_S at least) is SIGKILLed every `gap_s` and
     replaced, every other replacement with --no-recover (so the running workers' periodic recovery
-    is needed too)."""
+    is needed too). Games finished before `min_kills` kills are followed by as many more."""
     client = connect_to(env)
     store = Store(client)
     dispatching = Games(store, dispatch=Dispatcher(client))
-    chosen = itertools.islice(itertools.cycle(specs), games)
     bots = {players: dict.fromkeys(range(players), "random") for _, players in specs}
-    game_ids = [dispatching.create(slug, players, seed=seed * 1000 + n, bots=bots[players]) for n, (slug, players) in enumerate(chosen)]
+    created = itertools.count()
+
+    def new_games(count: int) -> list[str]:
+        chosen = itertools.islice(itertools.cycle(specs), count)
+        return [dispatching.create(slug, players, seed=seed * 1000 + next(created), bots=bots[players]) for slug, players in chosen]
+
+    game_ids = new_games(games)
     chooser = random.Random(seed)
     spawned = itertools.count()
     running = [start_worker(env, recovering=True) for _ in range(pool)]
@@ -361,7 +367,12 @@ def worker_kills(
     started = time.monotonic()
     next_kill = started + chooser.uniform(*gap_s)
     try:
-        while not watch.poll() and time.monotonic() - started < limit_s:
+        while time.monotonic() - started < limit_s:
+            if watch.poll():
+                if kills >= min_kills:
+                    break
+                # A fast machine finished them before the kills had begun: as many again.
+                watch.add(new_games(games))
             now = time.monotonic()
             if now >= next_kill:
                 states = {worker.pid: worker.get_state() for worker in Worker.all(connection=client)}
@@ -388,7 +399,7 @@ def worker_kills(
             except subprocess.TimeoutExpired:
                 process.kill()
     return {
-        "games": games,
+        "games": len(game_ids),
         "finished": len(watch.ended),
         "summarized": len(watch.summarized),
         "bot_moves": sum(1 for game_id in game_ids for entry in store.read(game_id) if entry.command_id),
@@ -415,6 +426,10 @@ class Watch:
         self.ended: dict[str, float] = {}
         self.summarized: set[str] = set()
         self.longest_stall = self.longest_summary_wait = 0.0
+
+    def add(self, game_ids: list[str]) -> None:
+        self.game_ids.extend(game_ids)
+        self.changed.update(dict.fromkeys(game_ids, time.monotonic()))
 
     def poll(self) -> bool:
         """Look once; True when every game is over and summarized."""

@@ -9,11 +9,12 @@ from workers.worker import RECOVERY_BOUND_S
 
 
 def test_20_bot_only_games_finish_with_workers_killed_every_second(cli_env) -> None:
-    figures = chaos.worker_kills(cli_env, games=20, specs=(("holiday-board", 3), ("tranquility", 2)), limit_s=200)
+    # A kill about every second while the games run: under load they take minutes (dozens of
+    # kills); a quiet machine finished them in 2-3 s, before a second kill, so there it plays 20
+    # more until 3 kills have happened.
+    figures = chaos.worker_kills(cli_env, games=20, specs=(("holiday-board", 3), ("tranquility", 2)), limit_s=200, min_kills=3)
     print(figures)
-    # A kill about every second while the games run: on a quiet machine they take about 11 s (6 or
-    # 7 kills), under load minutes (dozens).
     assert figures["kills"] >= 3, "the games ended before the kills began"
-    assert figures["finished"] == figures["summarized"] == figures["verified"] == 20
+    assert figures["finished"] == figures["summarized"] == figures["verified"] == figures["games"] >= 20
     assert figures["double_moves"] == 0
     assert figures["longest_stall_s"] < RECOVERY_BOUND_S

@@ -106,6 +106,7 @@ async def page(
     played: str | None = None,
     refused: str | None = None,
     move: str | None = None,
+    at: str | None = None,
     notice: str | None = None,
 ) -> Response:
     server = current(request)
@@ -113,7 +114,7 @@ async def page(
         access = seat_for(server, token)
     except ApiError as failure:
         return not_a_seat(failure.status, failure.message)
-    return secured(HTMLResponse(page_html(access, token, played=played, refused=refused, move=move, notice=notice)))
+    return secured(HTMLResponse(page_html(access, token, played=played, refused=refused, move=move, at=at, notice=notice)))
 
 
 def page_html(access: SeatAccess, token: str, **said: str | None) -> str:
@@ -138,6 +139,7 @@ def page_html(access: SeatAccess, token: str, **said: str | None) -> str:
         notice=notice,
         refusal=(said["refused"] or "")[:300] or None,
         refused_move=(said["move"] or "")[:200] or None,
+        refused_at=(said["at"] or "")[:40] or None,
     )
 
 
@@ -149,11 +151,15 @@ async def post_move(token: str, request: Request) -> Response:
     fields = parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True)
     server = current(request)
     back = f"/play/{token}"
+    sent_from = next((value for name, value in fields if name == "at"), "")
+    at = {"at": sent_from[:40]} if sent_from else {}  # the composing form that sent the move
 
     def answer(status: int, said: Mapping[str, str], error: str | None = None) -> Response:
         if wants_json:
             body = {"error": error} if error else dict(said)
             return secured(JSONResponse(body, status_code=status))
+        if "refused" in said:  # drawn in the form that sent it: the browser scrolls there
+            return secured(RedirectResponse(f"{back}?{urlencode(said | at)}#refusal", status_code=303))
         return secured(RedirectResponse(back + ("?" + urlencode(said) if said else ""), status_code=303))
 
     try:

@@ -42,9 +42,12 @@ def render_page(
     notice: str | None = None,
     refusal: str | None = None,
     refused_move: str | None = None,
+    refused_at: str | None = None,
 ) -> str:
     """The page of `view`'s seat. `base_path` is the page's own path (/play/<token>): its forms
-    post to base_path + "/move" and its live updates come from base_path + "/events"."""
+    post to base_path + "/move" and its live updates come from base_path + "/events". A refusal is
+    drawn in the form that sent it: the composing form whose id is `refused_at`, else the button of
+    `refused_move`, else below the moves (or at the top, when the seat has none now)."""
     seat = view["seat"]
     return environment.get_template(f"{view['game']}.html").render(
         view=view,
@@ -64,4 +67,6 @@ def render_page(
         notice=notice,
         refusal=refusal,
         refused_move=refused_move,
+        refused_at=refused_at,
+        placed=jinja2.utils.Namespace(refusal=False),  # set by the macro that draws the refusal
     )

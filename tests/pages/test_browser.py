@@ -327,8 +327,9 @@ def test_a_bad_link_gets_a_page_saying_so_and_the_headers_keep_the_token_in(site
     assert forged.status_code == 403
 
 
-def test_a_refused_move_shows_its_reason_beside_the_form_that_sent_it(browser, site):
-    context = browser.new_context()
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_a_refused_move_shows_its_reason_beside_the_form_that_sent_it(browser, site, javascript):
+    context = browser.new_context(java_script_enabled=javascript)
     page = context.new_page()
     for _ in range(10):  # a deal where seat 0 may discard (one holding the Start must play it first)
         page.goto(new_game(site, "tranquility", [{"name": "Ann"}, {"name": "Bob"}])["seats"][0]["url"])
@@ -338,8 +339,43 @@ def test_a_refused_move_shows_its_reason_beside_the_form_that_sent_it(browser, s
     form = page.locator("#discard-form")
     form.locator("label.pick").first.click()  # one card where the discard takes two
     form.get_by_role("button", name="discard").click()
-    refusal = form.locator(".refusal")
+    refusal = page.locator("#discard-form .refusal")  # without JavaScript, in the page drawn anew
     refusal.wait_for()
     assert refusal.inner_text().startswith("Not played: ") and "two" in refusal.inner_text()
+    assert page.locator(".refusal").count() == 1  # only there: not in the other discard form
     assert seq_of(page) == before and my_turn(page)
+    if not javascript:
+        assert page.url.endswith("#refusal")  # the browser scrolled to it
+    context.close()
+
+
+def test_a_page_that_missed_a_move_is_told_someone_moved_first_and_redrawn(browser, site):
+    """With its live updates lost (the events stream cut off), the page still offers a move made
+    stale by another seat's: posting it answers 409, nothing is played, and the page redraws in
+    place saying so."""
+    created = new_game(site, "holly-oak", [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}])
+    context = browser.new_context()
+    page = context.new_page()
+    page.route("**/events", lambda route: route.abort())
+    by_seat = {seat["seat"]: seat for seat in created["seats"]}
+    leader = next(s for s in by_seat.values() if httpx.get(
+        f"{site}/api/me", headers={"Authorization": f"Bearer {s['token']}"}).json()["view"]["to_act"] == [s["seat"]])
+    follower = by_seat[(leader["seat"] + 1) % 3]
+    played = httpx.post(f"{site}/api/me/moves", json={"move": "play 1Sp"}, headers={"Authorization": f"Bearer {leader['token']}"}, timeout=30)
+    assert played.status_code == 200, played.text
+    page.goto(follower["url"])
+    page.evaluate("window.loadedOnce = true")
+    drawn_at = seq_of(page)
+    # The follower plays from another device; this page hears nothing of it.
+    view = httpx.get(f"{site}/api/me", headers={"Authorization": f"Bearer {follower['token']}"}).json()["view"]
+    other = httpx.post(f"{site}/api/me/moves", json={"move": view["legal_moves"][0]}, headers={"Authorization": f"Bearer {follower['token']}"}, timeout=30)
+    assert other.status_code == 200, other.text
+    after = httpx.get(f"{site}/api/me", headers={"Authorization": f"Bearer {follower['token']}"}).json()["view"]["seq"]
+    assert seq_of(page) == drawn_at != str(after) and my_turn(page)
+    page.locator("form.card-move button").first.click()
+    page.locator(".notice").wait_for()
+    assert "Someone moved first" in page.locator(".notice").inner_text()
+    assert seq_of(page) == str(after) and not my_turn(page)  # the stale click played nothing
+    assert page.evaluate("window.loadedOnce") is True  # redrawn in place, not reloaded
+    assert httpx.get(f"{site}/api/me", headers={"Authorization": f"Bearer {follower['token']}"}).json()["view"]["seq"] == after
     context.close()

@@ -11,6 +11,7 @@ import attrs
 import redis
 
 from events import index, keys
+from events.calls import Calls
 from events.envelope import Envelope, decode
 
 # KEYS: log, commands, unverified, meta. ARGV: expected seq, command id ('' for none), n, then n
@@ -163,9 +164,17 @@ def seats(text: bytes) -> tuple[int, ...]:
     return tuple(int(part) for part in text.split(b",")) if text else ()
 
 
+def _envelope_field(fields: list[bytes]) -> bytes:
+    """The `e` field of a stream entry's raw [field, value, ...] (the only one pbm writes)."""
+    if len(fields) == 2 and fields[0] == b"e":
+        return fields[1]
+    return dict(zip(fields[::2], fields[1::2]))[b"e"]  # KeyError, as redis-py's dict gives, if none
+
+
 class Store:
     def __init__(self, client: redis.Redis) -> None:
         self.redis = client
+        self._calls = Calls(client)
         self._append = client.register_script(_APPEND)
         self._create = client.register_script(_CREATE)
         self._set_row = client.register_script(_SET_ROW)
@@ -183,9 +192,10 @@ class Store:
         if not envelopes:
             raise ValueError("nothing to append")
         fields = [] if status is None else status.fields()
-        reply = self._append(
-            keys=[keys.log(game_id), keys.commands(game_id), keys.unverified(game_id), keys.meta(game_id)],
-            args=[expected_seq, command_id or "", len(fields), *fields, *envelopes],
+        reply = self._calls.script(
+            self._append,
+            [keys.log(game_id), keys.commands(game_id), keys.unverified(game_id), keys.meta(game_id)],
+            [expected_seq, command_id or "", len(fields), *fields, *envelopes],
         )
         if reply[0] == 3:
             raise NotPlayable(game_id, self.unverified(game_id) or "no reason kept")
@@ -211,9 +221,8 @@ class Store:
         fields += [] if status is None else status.fields()
         try:
             index.listed(self.redis, game_id, created_ms, bots=status is not None and bool(status.bots))
-            created = self._create(
-                keys=[keys.log(game_id), keys.seed(game_id), keys.meta(game_id)],
-                args=[seed, len(fields), *fields, *envelopes],
+            created = self._calls.script(
+                self._create, [keys.log(game_id), keys.seed(game_id), keys.meta(game_id)], [seed, len(fields), *fields, *envelopes]
             )
         except redis.RedisError:
             self._unlist_if_absent(game_id)
@@ -224,7 +233,7 @@ class Store:
     def set_row(self, game_id: str, slug: str, players: int, created_ms: int, length: int, status: Status) -> bool:
         """Write a row folded from `length` events; False (nothing written) if the log moved on."""
         fields = ["slug", slug, "players", players, "created", created_ms, *status.fields()]
-        return bool(self._set_row(keys=[keys.log(game_id), keys.meta(game_id)], args=[length, *fields]))
+        return bool(self._calls.script(self._set_row, [keys.log(game_id), keys.meta(game_id)], [length, *fields]))
 
     def _unlist_if_absent(self, game_id: str) -> None:
         """After a failed create: take its id off the index (readers skip it anyway) if no log
@@ -246,8 +255,12 @@ class Store:
     def read_raw(self, game_id: str, start: int = 0, stop: int | None = None) -> list[tuple[int, bytes]]:
         """(seq, envelope bytes) from `start` to `stop` inclusive (None: to the end)."""
         last = "+" if stop is None else keys.entry_id(stop)
-        entries = self.redis.xrange(keys.log(game_id), keys.entry_id(start), last)
-        return [(keys.seq_of(entry_id), fields[b"e"]) for entry_id, fields in entries]
+        if not self._calls.direct:
+            entries = self.redis.xrange(keys.log(game_id), keys.entry_id(start), last)
+            return [(keys.seq_of(entry_id), fields[b"e"]) for entry_id, fields in entries]
+        # The raw reply: [[entry id, [field, value, ...]], ...], without redis-py's dict per entry.
+        entries = self._calls.command(("XRANGE", keys.log(game_id), keys.entry_id(start), last))
+        return [(keys.seq_of(entry_id), _envelope_field(fields)) for entry_id, fields in entries]
 
     def read(self, game_id: str, start: int = 0, stop: int | None = None) -> list[Envelope]:
         return [decode(raw) for _seq, raw in self.read_raw(game_id, start, stop)]

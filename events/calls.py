@@ -1,0 +1,85 @@
+"""Redis commands on the hot path (an append, a log read), sent straight on a connection of the
+client's own pool. It sends what it is given and returns Redis's raw reply; it decides nothing.
+
+Why: redis-py 8 wraps every command in observability hooks and pool bookkeeping (a poll of the
+socket at each checkout, counters at checkout and release) that cost as much as the round trip to
+a local Redis (bench/spine.py: EVALSHA of the append script 35 us through `execute_command`,
+20 us straight on a connection). What matters of that wrapper is kept: the client's retry policy
+on a dropped connection (the append and create scripts recognise a resent command, so a resend is
+never applied twice), a connection dropped on any error mid-reply (redis-py's connection does that
+itself), NOSCRIPT answered by loading the script, and fork safety (a child process never uses its
+parent's sockets).
+
+A Cluster client (RedisCluster routes each command by its key's slot), a single-connection client
+and one with client-side caching go through redis-py's own calls instead: `Calls.direct` is False.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+from redis.commands.core import Script
+from redis.exceptions import NoScriptError
+
+_forks = 0  # how many forks this process is from the one that imported this module
+
+
+def _forked() -> None:
+    global _forks
+    _forks += 1
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
+class Calls:
+    """Sends commands for one client. Safe to share between threads: each call takes a connection
+    of its own (popping and pushing a deque is atomic), so at most as many connections are held as
+    calls ever ran at once; they stay in the pool's in-use set, so closing the client closes them."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        pool = getattr(client, "connection_pool", None)
+        self.direct = (
+            isinstance(client, redis.Redis)
+            and client.connection is None
+            and pool is not None
+            and getattr(pool, "cache", None) is None
+        )
+        self._pool = pool
+        self._idle: deque[Any] = deque()
+        self._forks = _forks
+
+    def script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+        """EVALSHA of a registered script (loaded first if Redis does not know it)."""
+        if not self.direct:
+            return script(keys=keys, args=args)
+        command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+        try:
+            return self.command(command)
+        except NoScriptError:  # a restarted or flushed Redis: load it, as redis-py's Script does
+            script.sha = self.client.script_load(script.script)
+            return self.command(("EVALSHA", script.sha, *command[2:]))
+
+    def command(self, command: Sequence[Any]) -> Any:
+        """One command's raw reply (no response callback: XRANGE answers nested lists)."""
+        if self._forks != _forks:  # a forked child (rq's work horse): its parent's connections are not its own
+            self._idle = deque()
+            self._forks = _forks
+        try:
+            connection = self._idle.pop()
+        except IndexError:
+            connection = self._pool.get_connection()
+
+        def send() -> Any:
+            connection.send_command(*command)
+            return connection.read_response()
+
+        try:
+            return connection.retry.call_with_retry(send, lambda _error: connection.disconnect())
+        finally:
+            self._idle.append(connection)

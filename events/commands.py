@@ -148,10 +148,10 @@ class Games:
             table.extend([bots_seated(bots, players)])
         while True:
             new_id = game_id or f"{slug}-{secrets.token_hex(4)}"
-            sealed = self._seal(new_id, 0, envelope.GENESIS, table.events, None, None, None)
+            sealed, raws = self._seal(new_id, 0, envelope.GENESIS, table.events, None, None, None)
             status = status_of(table.game, table.state, table.bots, sealed[-1].time_ms)
             try:
-                self.store.create(new_id, slug, players, sealed[0].time_ms, seed, [e.encode() for e in sealed], status)
+                self.store.create(new_id, slug, players, sealed[0].time_ms, seed, raws, status)
             except Conflict:
                 if game_id is not None:
                     raise
@@ -239,7 +239,7 @@ class Games:
     def _write(self, game_id, table, last_hash, new_events, state, seat, move, command_id) -> Submitted:
         """Append one command's events with the row they lead to; then keep the index, the table
         and its snapshot up to date, and dispatch. Conflict (nothing appended) if the log moved on."""
-        sealed = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id)
+        sealed, raws = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id)
         status = status_of(table.game, state, bots_after(table.bots, new_events), sealed[0].time_ms)
         # The index is in other slots than the game: entries are added before the append and
         # removed after it, so a crash in between leaves one too many, which readers drop.
@@ -248,7 +248,7 @@ class Games:
         elif status.bots and any(isinstance(event, core.BotsSeated) for event in new_events):
             index.listed(self.store.redis, game_id, status.since_ms, bots=True)
         # The script itself recognises a known command id (HSETNX), also on a conflict.
-        appended = self.store.append(game_id, table.seq, [e.encode() for e in sealed], command_id, status)
+        appended = self.store.append(game_id, table.seq, raws, command_id, status)
         if appended.duplicate:
             return self._read_done(game_id, appended.first, appended.count)
         if status.outcome is not None:
@@ -308,25 +308,28 @@ class Games:
             raise CommandIdReused(str(command_id))
         return done
 
-    def _seal(self, game_id, seq, prev, events, seat, move, command_id) -> list[Envelope]:
-        sealed = []
+    def _seal(self, game_id, seq, prev, events, seat, move, command_id) -> tuple[list[Envelope], list[bytes]]:
+        """The events' envelopes, chained onto `prev`, and their wire forms (what the store appends)."""
+        sealed, raws = [], []
         time_ms = self.clock()
+        # The reveal and the deal are the system's doing, even inside a seat's command.
+        actor = seat if isinstance(seat, int) else None
         for offset, event in enumerate(events):
             first = offset == 0
-            env = envelope.seal(
+            env, raw = envelope.sealed(
                 game_id,
                 seq + offset,
                 event,
                 prev,
-                # The reveal and the deal are the system's doing, even inside a seat's command.
-                actor=seat if isinstance(seat, int) and not isinstance(event, core.SeedRevealed) else None,
+                actor=None if isinstance(event, core.SeedRevealed) else actor,
                 command=move if first else None,
                 command_id=command_id if first else None,
                 time_ms=time_ms,
             )
             sealed.append(env)
+            raws.append(raw)
             prev = env.hash
-        return sealed
+        return sealed, raws
 
     def _load(self, game_id: str, known_at: int | None = None) -> tuple[Table, bytes]:
         """The table and its last hash, brought up to date from the log. With `known_at`, a table

@@ -106,9 +106,12 @@ def check_codec(table: Table) -> None:
         raw = codec.encode_event(event)
         assert codec.decode_event(raw) == event
         assert codec.encode_event(codec.decode_event(raw)) == raw
-        sealed = envelope.seal("g", seq, event, prev, actor=None, command=None, command_id=None, time_ms=0)
-        again = envelope.decode(sealed.encode())
-        assert again == sealed and again.encode() == sealed.encode() and again.event == event
+        sealed, wire = envelope.sealed("g", seq, event, prev, actor=seq % 3 or None, command="x" if seq % 2 else None,
+                                       command_id=None, time_ms=seq * 1_000_003)
+        again = envelope.decode(wire)
+        # The wire form the writer builds from the hashed body is the one encode() packs.
+        assert wire == sealed.encode() and sealed.hash == sealed.expected_hash()
+        assert again == sealed and again.encode() == wire and again.event == event
         prev = sealed.hash
 
 

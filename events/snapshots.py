@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import attrs
-import cattrs
+import cattrs.errors
 
 import core
 from core.table import Table
@@ -48,7 +48,7 @@ def decode(game: core.Game, started: core.GameStarted, raw: bytes | None) -> Sna
             return None
         state = codec.converter.structure(state, state_type(game, started.players, started.options))
         return Snapshot(seq, last_hash, state, {int(seat): str(kind) for seat, kind in bots})
-    except (DecodeError, ValueError, TypeError, KeyError, cattrs.BaseValidationError):
+    except (DecodeError, ValueError, TypeError, KeyError, AttributeError, cattrs.errors.CattrsError):
         return None  # a bad cache entry is a miss
 
 

@@ -47,6 +47,8 @@ def test_every_kind_is_unique_and_namespaced() -> None:
         (["pbm.seed_revealed", {"seed": "ab", "extra": 1}], "extra"),
         (["pbm.seed_revealed", {"seed": 7}], "expected str"),
         (["pbm.seed_revealed", {}], "missing field 'seed'"),
+        (["pbm.seed_revealed", ["ab"]], "bad pbm.seed_revealed data"),  # not a mapping
+        (["holly-oak.card_played", {"seat": 1, "card": "7Su", "season": "Spr"}], "'Spr' is not a valid Season"),
         (["pbm.seed_revealed"], "[kind, data]"),
     ],
 )

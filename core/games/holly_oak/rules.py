@@ -61,13 +61,28 @@ def previous_season(season: Season) -> Season:
     return SEASONS[(SEASONS.index(season) - 1) % len(SEASONS)]
 
 
-@attrs.frozen
+@attrs.frozen(eq=False)
 class Card:
     """A season card (rank 0-10), or Season Retreats: season and rank None, since it has no
-    season until it is played (it is not "all seasons")."""
+    season until it is played (it is not "all seasons").
+
+    Equal by season and rank, as attrs would make it, but written out with a first test of
+    identity: every card the rules make is one of ALL_CARDS, so most comparisons end there, and
+    hands are searched with `in` and filtered card by card on every move (bench/spine.py's profile).
+    """
 
     season: Season | None = None
     rank: int | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not Card:
+            return NotImplemented
+        return self.season is other.season and self.rank == other.rank
+
+    def __hash__(self) -> int:
+        return hash((self.season, self.rank))
 
     @property
     def is_retreat(self) -> bool:
@@ -297,10 +312,9 @@ def decide(state: State, seat: int, move: Play, rng: Any) -> list[Any]:
     if card not in playable_cards(state, seat):
         raise IllegalMove(refusal(state, seat, card))
     played = CardPlayed(seat=seat, card=str(card), season=season_after(state.season, card))
-    after = evolve(state, played)
-    if len(after.trick) < after.players:
+    if len(state.trick) + 1 < state.players:  # the trick goes on: nothing follows from the card
         return [played]
-    return [played, *finish_trick(after, rng)]
+    return [played, *finish_trick(evolve(state, played), rng)]
 
 
 def refusal(state: State, seat: int, card: Card) -> str:
@@ -345,6 +359,43 @@ def end_round(state: State, rng: Any) -> list[Any]:
 
 
 def evolve(state: State, event: Any) -> State:
+    # The two events of nearly every move build their State directly: attrs.evolve looks up the
+    # class's fields on every call, which cost as much as the rest of the fold (bench/spine.py).
+    if isinstance(event, CardPlayed):
+        card = card_of(event.card)
+        counts_in = event.season if card.season is None else card.season
+        hand = tuple(c for c in state.hands[event.seat] if c != card)
+        return State(
+            players=state.players,
+            round=state.round,
+            hands=with_item(state.hands, event.seat, hand),
+            season=event.season,
+            leader=state.leader,
+            trick=(*state.trick, Played(event.seat, card, counts_in)),
+            tricks_won=state.tricks_won,
+            kings_taken=state.kings_taken,
+            scores=state.scores,
+            round_points=state.round_points,
+            over=state.over,
+            winners=state.winners,
+        )
+    if isinstance(event, TrickWon):
+        seat = event.seat
+        kings = tuple(played.card for played in state.trick if is_king(played.card))
+        return State(
+            players=state.players,
+            round=state.round,
+            hands=state.hands,
+            season=state.season,
+            leader=seat,
+            trick=(),
+            tricks_won=with_item(state.tricks_won, seat, state.tricks_won[seat] + 1),
+            kings_taken=with_item(state.kings_taken, seat, state.kings_taken[seat] + kings),
+            scores=state.scores,
+            round_points=state.round_points,
+            over=state.over,
+            winners=state.winners,
+        )
     if isinstance(event, HandsDealt):
         hands = tuple(tuple(card_of(text) for text in hand) for hand in event.hands)
         first = card_of(FIRST_LEAD)
@@ -357,26 +408,6 @@ def evolve(state: State, event: Any) -> State:
             trick=(),
             tricks_won=(0,) * state.players,
             kings_taken=((),) * state.players,
-        )
-    if isinstance(event, CardPlayed):
-        card = card_of(event.card)
-        counts_in = event.season if card.is_retreat else card.season
-        hand = tuple(c for c in state.hands[event.seat] if c != card)
-        return attrs.evolve(
-            state,
-            hands=with_item(state.hands, event.seat, hand),
-            trick=(*state.trick, Played(event.seat, card, counts_in)),
-            season=event.season,
-        )
-    if isinstance(event, TrickWon):
-        seat = event.seat
-        kings = tuple(played.card for played in state.trick if is_king(played.card))
-        return attrs.evolve(
-            state,
-            leader=seat,
-            trick=(),
-            tricks_won=with_item(state.tricks_won, seat, state.tricks_won[seat] + 1),
-            kings_taken=with_item(state.kings_taken, seat, state.kings_taken[seat] + kings),
         )
     if isinstance(event, LeadPassed):
         return attrs.evolve(state, leader=event.seat)

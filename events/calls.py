@@ -17,6 +17,8 @@ and one with client-side caching go through redis-py's own calls instead: `Calls
 from __future__ import annotations
 
 import os
+import threading
+import weakref
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -36,10 +38,35 @@ def _forked() -> None:
 os.register_at_fork(after_in_child=_forked)
 
 
+class _Idle:
+    """The connections a pool lent to direct calls, free to take; shared by every Calls on the
+    pool (a Store is made per request or per recovery pass: connections held per Calls would
+    leak until the pool's limit, 100 by default)."""
+
+    __slots__ = ("connections", "forks")
+
+    def __init__(self) -> None:
+        self.connections: deque[Any] = deque()
+        self.forks = _forks  # a forked child (rq's work horse) never takes its parent's connections
+
+
+_IDLE: weakref.WeakKeyDictionary[Any, _Idle] = weakref.WeakKeyDictionary()
+_IDLE_LOCK = threading.Lock()
+
+
+def _idle_of(pool: Any) -> _Idle:
+    with _IDLE_LOCK:
+        idle = _IDLE.get(pool)
+        if idle is None or idle.forks != _forks:
+            idle = _IDLE[pool] = _Idle()
+        return idle
+
+
 class Calls:
     """Sends commands for one client. Safe to share between threads: each call takes a connection
     of its own (popping and pushing a deque is atomic), so at most as many connections are held as
-    calls ever ran at once; they stay in the pool's in-use set, so closing the client closes them."""
+    calls on the pool ever ran at once; they stay in the pool's in-use set, so closing the client
+    closes them (the next call connects again)."""
 
     def __init__(self, client: Any) -> None:
         self.client = client
@@ -51,8 +78,7 @@ class Calls:
             and getattr(pool, "cache", None) is None
         )
         self._pool = pool
-        self._idle: deque[Any] = deque()
-        self._forks = _forks
+        self._idle = _idle_of(pool) if self.direct else None
 
     def script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         """EVALSHA of a registered script (loaded first if Redis does not know it)."""
@@ -67,11 +93,11 @@ class Calls:
 
     def command(self, command: Sequence[Any]) -> Any:
         """One command's raw reply (no response callback: XRANGE answers nested lists)."""
-        if self._forks != _forks:  # a forked child (rq's work horse): its parent's connections are not its own
-            self._idle = deque()
-            self._forks = _forks
+        idle = self._idle
+        if idle.forks != _forks:
+            idle = self._idle = _idle_of(self._pool)
         try:
-            connection = self._idle.pop()
+            connection = idle.connections.pop()
         except IndexError:
             connection = self._pool.get_connection()
 
@@ -82,4 +108,4 @@ class Calls:
         try:
             return connection.retry.call_with_retry(send, lambda _error: connection.disconnect())
         finally:
-            self._idle.append(connection)
+            idle.connections.append(connection)

@@ -47,6 +47,8 @@ COMMANDS = {
     "invite": "pbm.seat_cli:invite",
     "seat": "pbm.seat_cli:seat",
     "reindex": "pbm.reindex_cli:reindex",
+    "mail-in": "pbm.mail_cli:mail_in",
+    "mail-server": "pbm.mail_cli:mail_server",
 }
 
 # Piped to a file or a script, output is never wrapped at 80 columns (a terminal, or COLUMNS, sets

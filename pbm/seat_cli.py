@@ -23,13 +23,14 @@ def open_seats():
 @click.argument("game_id", metavar="GAME")
 @click.argument("seat", type=int)
 @click.option("--url", "base_url", metavar="URL", help="The server's public address (default: PBM_PUBLIC_URL, else http://127.0.0.1:8000).")
+@click.option("--email", metavar="ADDRESS", help="Tell the seat of its turns at this address from now on; it may answer them by mail.")
 @AS_JSON
-def invite(game_id: str, seat: int, base_url: str | None, as_json: bool) -> None:
+def invite(game_id: str, seat: int, base_url: str | None, email: str | None, as_json: bool) -> None:
     """Print a fresh link for SEAT of GAME; the seat's old link stops working at once."""
     from pbm import seating
 
     games, seats = open_seats()
-    link = seating.link(base_url, seating.reinvite(games, seats, game_id, seat))
+    link = seating.link(base_url, seating.reinvite(games, seats, game_id, seat, email=email))
     if as_json:
         return emit_json({"game_id": game_id, "seat": seat, "url": link})
     click.echo(link)

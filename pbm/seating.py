@@ -28,13 +28,22 @@ def check_seat(games: Games, game_id: str, seat: int) -> Table:
     return table
 
 
-def reinvite(games: Games, seats: Seats, game_id: str, seat: int) -> str:
-    """A fresh token for a person's seat; the old one stops working at once."""
+def reinvite(games: Games, seats: Seats, game_id: str, seat: int, email: str | None = None) -> str:
+    """A fresh token for a person's seat; the old one stops working at once. With `email`, the
+    seat is told of its turns at that address from now on (and may answer them by mail): if it is
+    the seat's turn now, its turn mail is queued."""
     table = check_seat(games, game_id, seat)
     kind = bot_seats(table.events).get(seat)
     if kind is not None:
         raise core.SetupError(f"seat {seat} of {game_id} is played by a bot ({kind}): hand it to a person first")
-    return seats.issue(game_id, seat)
+    if email is not None:
+        if not 3 <= len(email) <= 320 or "@" not in email or any(char.isspace() for char in email):
+            raise core.SetupError(f"{email!r} is not a mail address")
+        seats.set_contact(game_id, seat, email=email)
+    token = seats.issue(game_id, seat)
+    if email is not None and games.dispatch is not None:
+        games.dispatch(game_id, table)  # unique job ids: a turn already told is not told again
+    return token
 
 
 def hand_over(games: Games, seats: Seats, game_id: str, seat: int, bot: str | None) -> str | None:

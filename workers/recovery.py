@@ -7,7 +7,8 @@ the middle of a job (its job stays "started" for good). For every game still run
 to act, and every finished game without a summary, recovery makes sure the job exists and will
 still run (`job_alive`, the one place that decides it); if not, it is replaced by a fresh one with
 the same id. Replacing is safe: a bot's move carries a command id from (seq, seat), so a job that
-runs twice plays once.
+runs twice plays once. A notification a dead worker held is queued again the same way (found in
+rq's lists, see stranded_notifications); its send is recorded, so it is sent once.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
+from rq.registry import StartedJobRegistry
 from rq.worker import Worker
 
 from events.commands import Games
 from events.store import GameInfo, Store
-from workers.dispatch import Dispatcher, Work, work_at, work_for
+from workers.dispatch import NOTIFY_FUNCTION, NOTIFY_QUEUE, Dispatcher, Work, notify_work, work_at, work_for
 
 log = logging.getLogger("pbm.workers")
 WAITING = {JobStatus.DEFERRED, JobStatus.SCHEDULED}  # rq's registries run these later
@@ -52,7 +54,31 @@ def recover(connection: redis.Redis, queues: redis.Redis | None = None) -> list[
             raise
         except Exception as error:  # one unreadable log must not keep every other game waiting
             log.warning("recovery skipped game %s: %s: %s", info.game_id, type(error).__name__, error)
+    queued += [work.job_id for work in stranded_notifications(dispatcher.connection) if revive(dispatcher, work)]
     return queued
+
+
+def stranded_notifications(connection: redis.Redis) -> list[Work]:
+    """The notifications a dead worker held: started under it, or popped by it and never started.
+
+    Unlike a bot turn, a notification is not something a game's row waits on (the game waits on
+    the person), so recovery finds these in rq's own lists rather than from the index: only jobs a
+    worker had taken, a handful, never every game. Run again, such a job finds its send recorded
+    if the worker died after sending, and sends nothing twice.
+    """
+    queue = Queue(NOTIFY_QUEUE, connection=connection)
+    held = set(StartedJobRegistry(queue=queue).get_job_ids(cleanup=False))
+    held |= set(IntermediateQueue(queue.key, connection).get_job_ids())
+    found = []
+    for job_id in sorted(held):
+        try:
+            job = Job.fetch(job_id, connection=connection)
+        except NoSuchJobError:
+            continue
+        if job.func_name == NOTIFY_FUNCTION and len(job.args) == 4:
+            game_id, seat, kind, seq = job.args
+            found.append(notify_work(game_id, seq, seat, kind))
+    return found
 
 
 def work_of(games: Games, info: GameInfo) -> Iterator[Work]:

@@ -108,9 +108,15 @@ def dispatching(store: Store, queue_client) -> Games:
 
 
 @pytest.fixture
-def clean_notify_queue(queue_client):
-    """No notification of these tests is left for another test's worker."""
+def clean_notify_queue(queue_client, store: Store):
+    """Nothing of these tests is left for another test's worker: their games are deleted (a bot
+    turn still queued finds no game and does nothing; recovery's index no longer names them) and
+    their notifications taken off rq."""
+    before = {info.game_id for info in store.games()}
     yield
+    for info in store.games():
+        if info.game_id not in before:
+            store.delete(info.game_id)
     queue = Queue(NOTIFY_QUEUE, connection=queue_client)
     queue.empty()
     for registry in (queue.failed_job_registry, queue.scheduled_job_registry, queue.finished_job_registry):

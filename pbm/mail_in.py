@@ -1,0 +1,237 @@
+"""Moves by mail: one RFC 5322 message in, one move through the command path, one answer out. It
+is what `pbm mail-in` (an MTA's pipe) and `pbm mail-server` (SMTP) share. It never logs a token,
+an address or a move's text (a move may be a card played face down), and a message without a
+valid seat token is dropped without an answer, so nobody can learn which addresses exist.
+
+The seat is the token in the recipient's plus address (pbm+<token>@example.org); the move is the
+first line of the body that is not empty, quoted ('>'), an attribution ("On ... wrote:") or below
+a signature ('-- '); plain text, HTML-only and multipart mail all work. The Message-ID is the
+command id (hashed, kept to its seat), so a message delivered twice plays once and is answered
+once. The answer goes to the seat's own channel (its e-mail address, else its webhook), never to
+the message's From address.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Sequence
+from email.message import EmailMessage
+from email.utils import getaddresses, parseaddr
+from html.parser import HTMLParser
+
+import attrs
+
+import core
+from core.bounds import MAX_MOVE_CHARS
+from events.commands import CommandIdReused, Games, UnknownGame, UnreadableGame
+from events.seats import Seats, parse
+from events.store import NotPlayable
+from pbm import notify, outbox
+
+MAX_MESSAGE_BYTES = 1_000_000  # a reply with its quoted turn mail is a few KB; an attachment is refused
+MAX_RECIPIENTS = 10
+FLOOD_WINDOW_S = 600
+MESSAGES_PER_WINDOW = 60  # per seat token (PBM_MAILS_PER_10MIN): past this, a flood is dropped unanswered
+RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "Envelope-To", "To", "Cc")
+# "On Tue, 1 Dec 2026, pbm <pbm@example.org> wrote:", possibly cut before "wrote:" by a mail
+# program's line wrapping (no game has a move starting with "On" followed by a date's digits).
+_ATTRIBUTION = re.compile(r"^(.*\b(wrote|writes|schrieb|a écrit)\s*:|on\s.*\d.*)$", re.IGNORECASE)
+_END_OF_REPLY = re.compile(r"^(-{2,}\s*(original message|forwarded message)|_{10,}|from:\s)", re.IGNORECASE)
+
+
+@attrs.frozen
+class Received:
+    status: str  # "played", "refused", "dropped"
+    reason: str  # one line, safe for a log: no token, address or move text
+    game_id: str | None = None
+    seat: int | None = None
+    answered: bool = False
+
+    def line(self) -> str:
+        where = "" if self.game_id is None else f" (game {self.game_id}, seat {self.seat})"
+        return f"mail-in: {self.status}{where}: {self.reason}" + ("; answered" if self.answered else "")
+
+
+def mail_limit() -> int:
+    """How many messages one seat may send in FLOOD_WINDOW_S (PBM_MAILS_PER_10MIN, default 60)."""
+    try:
+        return max(1, int(os.environ.get("PBM_MAILS_PER_10MIN", MESSAGES_PER_WINDOW)))
+    except ValueError:
+        return MESSAGES_PER_WINDOW
+
+
+def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Received:
+    """Play the move one message carries and answer it; what happened (`.line()` for the log).
+    Redis errors pass through: the message was not handled, and its sender should try again."""
+    if len(raw) > MAX_MESSAGE_BYTES:
+        return Received("dropped", f"the message is over {MAX_MESSAGE_BYTES:,} bytes")
+    try:
+        message = email.message_from_bytes(raw, policy=email.policy.default)
+        auto = str(message.get("Auto-Submitted", "no")).strip().lower()
+        sender = parseaddr(str(message.get("From", "")))[1].lower()
+    except Exception as error:  # the email package raises many kinds on malformed headers
+        return Received("dropped", f"not a readable mail message ({type(error).__name__})")
+    token = seat_token([*recipients, *header_addresses(message)])
+    if token is None:
+        return Received("dropped", "no seat token in its recipient's address")
+    seats = Seats(games.store.redis)
+    # Checked before it is counted: a forged token writes nothing, not even a flood counter.
+    resolved = seats.resolve(token) and seats.resolve_counting(token, FLOOD_WINDOW_S)
+    if not resolved:
+        return Received("dropped", "its seat token is not valid (forged, replaced or of a deleted game)")
+    game_id, seat, count = resolved
+    if count > mail_limit():
+        return Received("dropped", f"more than {mail_limit()} messages to this seat in {FLOOD_WINDOW_S // 60} minutes", game_id, seat)
+    if auto != "no" or sender == outbox.mail_from()[1].lower():
+        return Received("dropped", "an automatic message (Auto-Submitted, or pbm's own): never answered", game_id, seat)
+    try:
+        move = first_move_line(body_text(message))
+    except Exception as error:  # a body in a charset or encoding Python cannot read
+        return Received("dropped", f"its body cannot be read ({type(error).__name__})", game_id, seat)
+    command_id = mail_command_id(seat, message, raw)
+    subject = " ".join(str(message.get("Subject", "")).split())[:200]
+    in_reply_to = message.get("Message-ID")
+    if move is None:
+        return answer(games, game_id, seat, command_id, "refused", "no move found: write it alone on the first line", subject, in_reply_to)
+    try:
+        submitted = games.submit(game_id, seat, move, command_id=command_id)
+    except (core.IllegalMove, CommandIdReused) as refusal:
+        # The refusal quotes the move, which the log must not show: the answer alone carries it.
+        said = "the move was refused by the rules" if isinstance(refusal, core.IllegalMove) else "its Message-ID was used for another move"
+        return answer(games, game_id, seat, command_id, "refused", said, subject, in_reply_to, move=move, detail=str(refusal))
+    except (NotPlayable, UnknownGame, UnreadableGame) as error:
+        return Received("dropped", f"the game cannot be played: {type(error).__name__}", game_id, seat)
+    said = f"played at seq {submitted.seq}" + (" (this message was delivered before: nothing new)" if submitted.duplicate else "")
+    return answer(games, game_id, seat, command_id, "played", said, subject, in_reply_to, move=move)
+
+
+def answer(
+    games: Games,
+    game_id: str,
+    seat: int,
+    command_id: str,
+    status: str,
+    reason: str,
+    subject: str,
+    in_reply_to: str | None,
+    move: str | None = None,
+    detail: str | None = None,
+) -> Received:
+    """Tell the seat what became of its mail, once per message (the send is recorded under its
+    command id, so a message delivered twice is answered once)."""
+    field = f"answer:{command_id}"
+    if notify.already_sent(games, game_id, field):
+        return Received(status, reason + "; answered before", game_id, seat)
+    reach = Seats(games.store.redis).reach(game_id, seat)
+    if not reach.get("email") and not reach.get("webhook"):
+        return Received(status, reason + "; the seat has no channel to answer through", game_id, seat)
+    table = games.table(game_id)
+    shown = "" if move is None else repr(move[:MAX_MOVE_CHARS])
+    if status == "played":
+        headline = f"Your move {shown} in {game_id} is played."
+        kind = "played"
+    else:
+        headline = f"Your mail to {game_id}, seat {seat}, was not played: {detail or reason}" + (f" (the move: {shown})" if shown else "")
+        kind = "refused"
+    message = notify.compose(table, games.store.read(game_id), game_id, seat, "turn", token=reach.get("token"), headline=headline)
+    message["subject"] = subject if subject.lower().startswith("re:") else f"Re: {subject or game_id}"
+    message["in_reply_to"] = in_reply_to
+    message["payload"]["kind"] = kind
+    try:
+        notify.deliver(reach, kind, message)
+    except outbox.SendFailed as failed:
+        return Received(status, f"{reason}; the answer was not sent ({failed})", game_id, seat)
+    notify.record_sent(games, game_id, field)
+    return Received(status, reason, game_id, seat, answered=True)
+
+
+def mail_command_id(seat: int, message: EmailMessage, raw: bytes) -> str:
+    """The command id of a mailed move: its Message-ID hashed (any length, any bytes), kept to
+    its seat; a message without one is known by its bytes."""
+    message_id = " ".join(str(message.get("Message-ID", "")).split())
+    name = message_id.encode() if message_id else raw
+    return f"mail:{seat}:{hashlib.sha256(name).hexdigest()[:32]}"
+
+
+def header_addresses(message: EmailMessage) -> list[str]:
+    found = []
+    for header in RECIPIENT_HEADERS:
+        for value in message.get_all(header, []):
+            found += [address for _name, address in getaddresses([str(value)])]
+    return found
+
+
+def seat_token(addresses: Iterable[str]) -> str | None:
+    """The first well-formed seat token in a plus address (pbm+<token>@domain) among `addresses`."""
+    for address in list(addresses)[: MAX_RECIPIENTS * 4]:
+        local = address.strip().strip("<>").rpartition("@")[0]
+        _base, plus, token = local.partition("+")
+        if plus and parse(token) is not None:
+            return token.lower()
+    return None
+
+
+class _Text(HTMLParser):
+    """An HTML body's text, one line per block, without what it quotes (<blockquote>)."""
+
+    BLOCKS = {"br", "p", "div", "li", "tr", "h1", "h2", "h3", "h4", "table", "pre"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.quoted = 0
+        self.hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "blockquote":
+            self.quoted += 1
+        elif tag in ("style", "script", "head", "title"):
+            self.hidden += 1
+        if tag in self.BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "blockquote":
+            self.quoted = max(0, self.quoted - 1)
+        elif tag in ("style", "script", "head", "title"):
+            self.hidden = max(0, self.hidden - 1)
+        if tag in self.BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self.quoted and not self.hidden:
+            self.parts.append(data)
+
+
+def html_text(html: str) -> str:
+    parser = _Text()
+    parser.feed(html)
+    parser.close()
+    return "".join(parser.parts)
+
+
+def body_text(message: EmailMessage) -> str:
+    """The message's text: its plain-text body, else its HTML body as text."""
+    part = message.get_body(preferencelist=("plain", "html"))
+    if part is None:
+        return ""
+    content = part.get_content()
+    if not isinstance(content, str):
+        return ""
+    return html_text(content) if part.get_content_subtype() == "html" else content
+
+
+def first_move_line(text: str) -> str | None:
+    """The first line that is not empty, quoted, an attribution or past the end of the reply."""
+    for line in text.splitlines():
+        if line.rstrip() in ("--", "-- ") or _END_OF_REPLY.match(line.strip()):
+            return None
+        stripped = " ".join(line.replace("\u00a0", " ").split())
+        if not stripped or stripped.startswith(">") or _ATTRIBUTION.match(stripped):
+            continue
+        return stripped
+    return None

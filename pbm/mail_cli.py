@@ -14,7 +14,7 @@ import sys
 
 import click
 
-from pbm.cli import errors, open_games
+from pbm.cli import emit_json, errors, open_games
 
 EX_TEMPFAIL = 75
 
@@ -22,7 +22,8 @@ EX_TEMPFAIL = 75
 @click.command(name="mail-in")
 @click.option("--recipient", "recipients", multiple=True, metavar="ADDRESS",
               help="The envelope recipient (Postfix: ${original_recipient}, Exim: $local_part$local_part_suffix@$domain); default: the message's own headers.")
-def mail_in(recipients: tuple[str, ...]) -> None:
+@click.option("--json", "as_json", is_flag=True, help="What became of the message as JSON on stdout, instead of the line on stderr.")
+def mail_in(recipients: tuple[str, ...], as_json: bool) -> None:
     """Play the move in one mail read from stdin, and answer it by mail."""
     import redis
 
@@ -40,6 +41,9 @@ def mail_in(recipients: tuple[str, ...]) -> None:
         except redis.RedisError as error:
             errors.print(f"mail-in: not handled, try again later: {server.explain(error)}", highlight=False, markup=False)
             sys.exit(EX_TEMPFAIL)
+    if as_json:
+        return emit_json({"status": received.status, "reason": received.reason, "game_id": received.game_id,
+                          "seat": received.seat, "answered": received.answered})
     errors.print(received.line(), highlight=False, markup=False, soft_wrap=True)
 
 

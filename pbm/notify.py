@@ -131,7 +131,8 @@ def compose(
     title = f"{game_id} ({table.game.title})"
     report = turn_report.since_last_move(table, envelopes, seat) if report is None else list(report)
     link = None if token is None else seating.link(None, token)
-    reply_to = None if token is None else outbox.answer_address(token)
+    over = table.outcome is not None
+    reply_to = None if token is None or over else outbox.answer_address(token)
     moves = view["legal_moves"]
     lines = [headline or HEADLINES[kind].format(game=title, seat=seat)]
     if note:
@@ -146,21 +147,22 @@ def compose(
         if len(moves) > MOVES_IN_MAIL:
             lines.append(f"  ... and {len(moves) - MOVES_IN_MAIL} more ({len(moves)} in all; your page lists them)")
     lines.append("")
-    if table.outcome is not None:
+    if over:
         lines.append(f"Result: {outcome_text(table.outcome.to_dict())}.")
         lines.append("The secret seed is revealed in the log: every deal and move can be checked with")
         lines.append("`pbm replay verify` on the game's replay file (the operator exports it).")
     if link:
-        lines.append(f"Your page: {link}" + (" (the whole story, to check it)" if table.outcome is not None else ""))
-    if reply_to and table.outcome is None:
-        example = moves[0] if moves else "your move"
+        lines.append(f"Your page: {link}" + (" (the whole story, to check it)" if over else ""))
+    if reply_to and moves:
         lines += [
             "",
             "To answer by mail, reply to this message (it goes to your seat's own address) with",
-            f"your move alone on the first line, for example: {example}",
+            f"your move alone on the first line, for example: {moves[0]}",
             "Quoted lines (starting with '>') and everything after a signature line ('-- ') are ignored.",
         ]
-    elif table.outcome is None and token is None:
+    elif reply_to:
+        lines += ["", "You will get a mail when it is your turn again; answer that one with your move."]
+    elif not over and token is None:
         lines += ["", "(No link is kept for your seat: ask the operator for a fresh one with `pbm invite`.)"]
     subject = SUBJECTS.get(kind, "{game_id}").format(game_id=game_id, seat=seat)
     if kind == "end" and table.outcome is not None:

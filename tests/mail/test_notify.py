@@ -137,6 +137,7 @@ def test_the_end_of_the_game_tells_every_seat_with_a_channel(dispatching: Games,
     assert len(ends) == 1 and f"https://pbm.test/play/{bob}" in ends[0].get_content()
     assert "Result: " in ends[0].get_content() and "pbm replay verify" in ends[0].get_content()
     [ann_end] = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Game over")]
-    assert ann_end["Reply-To"] is None  # a bot's seat has no token: no link, no answer address
+    assert ends[0]["Reply-To"] is None  # nothing to answer once the game is over
+    assert "Your page:" not in ann_end.get_content()  # a bot's seat has no token: no link
     assert smtp_sink.to(ANN) == [ann_end]  # a bot's seat is never told of its turns
     assert Seats(dispatching.store.redis).contact(game_id, 1) == {"name": "Bob", "email": "bob@players.test"}

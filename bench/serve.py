@@ -2,12 +2,16 @@
 process, with p50/p99 latency, against the same moves through Games.submit in process, in the same
 run. Prints; asserts nothing.
 
-    python bench/serve.py [--games 40] [--moves 30] [--clients 20] [--rounds 3]
+    python bench/serve.py [--games 40] [--moves 30] [--clients 20] [--rounds 3] [--client raw|aiohttp]
 
 The moves are scripted beforehand: each game is played offline on its seed by a seeded random
 chooser, so the in-process run and the HTTP run submit exactly the same (seat, move, expected seq)
 to fresh games with the same seeds. Each client owns its own games (no two clients contend for one
-game) and plays them move by move, one request in flight per client; the in-process baseline is
+game) and plays them move by move, one request in flight per client, over its own keep-alive
+connection (by default a lean HTTP/1.1 client on asyncio streams, so that the clients, which share
+the machine's cores with the server, cost it as little as can be; --client aiohttp for aiohttp's).
+The CPU each process used while the clients ran is printed per move: the server's, the clients'
+and Redis'. The in-process baseline is
 one writer in a loop, the rate a single server process can reach without HTTP. Both sides append
 through the same command path with a dispatcher, as `pbm serve` does. Rounds alternate the two
 sides; best of each. On the embedded Redis by default; with REDIS_URL set, on that server.
@@ -17,18 +21,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import platform
 import random
 import statistics
 import subprocess
 import sys
 import threading
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import aiohttp  # noqa: E402
 
 import core  # noqa: E402
 from bench._common import bench_redis  # noqa: E402
@@ -69,36 +74,89 @@ def in_process(games: Games, scripts: dict[int, list], tag: str) -> tuple[float,
     return sum(map(len, scripts.values())) / (time.perf_counter() - start), latencies
 
 
-async def through_http(url: str, games: Games, seats: Seats, scripts: dict[int, list], clients: int, tag: str) -> tuple[float, list[float]]:
+class Connection:
+    """One keep-alive HTTP/1.1 connection speaking just enough of the protocol for this bench
+    (requests written whole, answers read by their Content-Length): the clients share the
+    machine's cores with the server, so the less CPU a request costs here the more the figures
+    say about the server."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str) -> None:
+        self.reader, self.writer, self.host = reader, writer, host
+
+    @classmethod
+    async def open(cls, url: str) -> Connection:
+        host, port = url.removeprefix("http://").rsplit(":", 1)
+        reader, writer = await asyncio.open_connection(host, int(port))
+        return cls(reader, writer, f"{host}:{port}")
+
+    async def post(self, path: str, body: bytes, token: str) -> tuple[int, bytes]:
+        self.writer.write(
+            f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nAuthorization: Bearer {token}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
+        )
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        length = None
+        for line in head.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        if length is None:
+            raise RuntimeError(f"an answer without a Content-Length: {head[:200]!r}")
+        return status, await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def cpu_now(server_pid: int, redis_client) -> dict[str, float]:
+    """CPU seconds used so far by the server process, this process (the clients) and Redis."""
+    return {"server": cpu_seconds(server_pid), "clients": time.process_time(), "redis": redis_cpu_seconds(redis_client)}
+
+
+async def through_http(url: str, games: Games, seats: Seats, scripts: dict[int, list], clients: int, tag: str, client_kind: str, meter) -> tuple[float, list[float], dict[str, float]]:
+    """(moves/s, latencies, CPU seconds of each process while the clients ran)."""
     ids = {seed: games.create(GAME, PLAYERS, seed=seed, game_id=f"bench-{tag}-{seed}") for seed in scripts}
     tokens = {(seed, seat): seats.issue(ids[seed], seat) for seed in scripts for seat in range(PLAYERS)}
     owned = [list(scripts)[i::clients] for i in range(clients)]
     latencies: list[float] = []
 
-    async def client(seeds: list[int], http: aiohttp.ClientSession) -> None:
+    async def client(seeds: list[int], post) -> None:
         for step in range(max((len(scripts[s]) for s in seeds), default=0)):
             for seed in seeds:
                 if step < len(scripts[seed]):
                     seat, move, seq = scripts[seed][step]
+                    body = json.dumps({"move": move, "expected_seq": seq}).encode()
                     began = time.perf_counter()
-                    async with http.post(
-                        f"{url}/api/me/moves",
-                        json={"move": move, "expected_seq": seq},
-                        headers={"Authorization": f"Bearer {tokens[seed, seat]}"},
-                    ) as answer:
-                        body = await answer.read()
+                    status, answer = await post(body, tokens[seed, seat])
                     latencies.append(time.perf_counter() - began)
-                    if answer.status != 200:
-                        raise RuntimeError(f"move refused: {answer.status} {body[:200]!r}")
+                    if status != 200:
+                        raise RuntimeError(f"move refused: {status} {answer[:200]!r}")
 
     # One keep-alive connection per client, as a browser or a bot program would hold.
-    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=clients)) as http:
-        async with http.get(f"{url}/openapi.json") as first:  # pays for building the schema
-            await first.read()
-        start = time.perf_counter()
-        await asyncio.gather(*(client(seeds, http) for seeds in owned))
-        elapsed = time.perf_counter() - start
-    return sum(map(len, scripts.values())) / elapsed, latencies
+    if client_kind == "raw":
+        connections = [await Connection.open(url) for _ in range(clients)]
+        await connections[0].post("/api/me/moves", b"{}", "warm-up")  # refused; the route is warm
+        cpu, start = meter(), time.perf_counter()
+        await asyncio.gather(*(client(seeds, partial(c.post, "/api/me/moves")) for seeds, c in zip(owned, connections)))
+        elapsed, cpu = time.perf_counter() - start, {who: used - cpu[who] for who, used in meter().items()}
+        for c in connections:
+            c.close()
+    else:
+        import aiohttp
+
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=clients)) as http:
+
+            async def post(body: bytes, token: str) -> tuple[int, bytes]:
+                headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+                async with http.post(f"{url}/api/me/moves", data=body, headers=headers) as answer:
+                    return answer.status, await answer.read()
+
+            await post(b"{}", "warm-up")
+            cpu, start = meter(), time.perf_counter()
+            await asyncio.gather(*(client(seeds, post) for seeds in owned))
+            elapsed, cpu = time.perf_counter() - start, {who: used - cpu[who] for who, used in meter().items()}
+    return sum(map(len, scripts.values())) / elapsed, latencies, cpu
 
 
 def cpu_seconds(pid: int) -> float:
@@ -132,41 +190,69 @@ def redis_url_of(client) -> str:
     return f"unix://{client.connection_pool.connection_kwargs['path']}"
 
 
+def redis_cpu_seconds(client) -> float:
+    info = client.info("cpu")
+    return info["used_cpu_user"] + info["used_cpu_sys"]
+
+
+def machine() -> str:
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")), platform.processor())
+    return f"{os.cpu_count()} cores ({model}), Python {platform.python_version()}"
+
+
+def load() -> str:
+    return " ".join(f"{figure:.2f}" for figure in os.getloadavg())
+
+
+def run_clients(coroutine):
+    try:  # the clients' own loop on uvloop when there is one (uvicorn[standard] brings it): cheaper
+        import uvloop
+
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            return runner.run(coroutine)
+    except ImportError:
+        return asyncio.run(coroutine)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--moves", type=int, default=30, help="moves per game (from its start)")
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--client", choices=("raw", "aiohttp"), default="raw",
+                        help="raw: a lean keep-alive HTTP/1.1 client over asyncio streams (default); aiohttp: aiohttp's")
     args = parser.parse_args()
     scripts = {seed: script(seed, args.moves) for seed in range(1, args.games + 1)}
     total = sum(map(len, scripts.values()))
+    load_before = load()
     with bench_redis() as (client, where):
         games = Games(Store(client), dispatch=Dispatcher(client))
         seats = Seats(client)
         server, url = start_server(redis_url_of(client))
         best: dict[str, tuple[float, list[float]]] = {}
-        server_cpu_ms: list[float] = []
+        cpu_ms: dict[str, list[float]] = {"server": [], "clients": [], "redis": []}
+        meter = partial(cpu_now, server.pid, client)
         try:
             for round_ in range(args.rounds):
                 runs = {
-                    "in process": lambda: in_process(games, scripts, f"p{round_}"),
-                    "http": lambda: asyncio.run(through_http(url, games, seats, scripts, args.clients, f"h{round_}")),
+                    "in process": lambda: (*in_process(games, scripts, f"p{round_}"), None),
+                    "http": lambda: run_clients(through_http(url, games, seats, scripts, args.clients, f"h{round_}", args.client, meter)),
                 }
                 for name, run in runs.items():
-                    cpu = cpu_seconds(server.pid)
-                    rate, latencies = run()
-                    if name == "http":
-                        server_cpu_ms.append((cpu_seconds(server.pid) - cpu) / total * 1000)
+                    rate, latencies, cpu = run()
+                    for who, seconds in (cpu or {}).items():
+                        cpu_ms[who].append(seconds / total * 1000)
                     if name not in best or rate > best[name][0]:
                         best[name] = (rate, latencies)
         finally:
             server.terminate()
             server.wait(timeout=30)
-        print(f"{total} moves of {GAME} ({args.games} games x {args.moves} moves), {args.clients} HTTP clients, {where}, best of {args.rounds}")
+        print(f"{total} moves of {GAME} ({args.games} games x {args.moves} moves), {args.clients} HTTP clients ({args.client}), {where}, best of {args.rounds}")
+        print(f"  machine: {machine()}; load average before {load_before}, after {load()}")
         for name, (rate, latencies) in best.items():
             print(f"  {name:<11} {rate:8.0f} moves/s   p50 {percentile(latencies, 50):6.2f} ms   p99 {percentile(latencies, 99):6.2f} ms")
-        print(f"  the server process used {min(server_cpu_ms):.2f} ms of CPU per HTTP move (least of the rounds)")
+        print("  CPU per HTTP move (least of the rounds): " + ", ".join(f"{who} {min(figures):.3f} ms" for who, figures in cpu_ms.items()))
         ratio = best["http"][0] / best["in process"][0]
         p99 = percentile(best["http"][1], 99)
         print(f"  http / in process: {ratio:.2f} (target >= 0.50: {'met' if ratio >= 0.5 else 'MISSED'}); "

@@ -52,8 +52,8 @@ class CommandIdReused(core.IllegalMove):
     """A command id already used by another seat or another move: refused like an illegal move
     (nothing appended), since answering with the first move's result would claim this one played."""
 
-    def __init__(self, command_id: str) -> None:
-        super().__init__(f"command id {command_id!r} was used for another move")
+    def __init__(self, command_id: str, what: str = "move") -> None:
+        super().__init__(f"command id {command_id!r} was used for another {what}")
 
 
 def now_ms() -> int:
@@ -222,18 +222,24 @@ class Games:
         one before it. Then dispatches, so a bot whose turn it is now gets its job.
 
         Which kinds exist is the workers' business (workers.bots.check_seats checks them first).
-        A repeated `command_id` appends nothing again. SetupError for a bad seat or a game over.
+        A repeated `command_id` with the same mapping appends nothing again; with another mapping
+        (or used by a move) it raises CommandIdReused, as submit does. SetupError for a bad seat or
+        a game over.
         """
         check_command_id(command_id)
         conflict = None
         for _attempt in range(RETRIES):
             table, last_hash = self._load(game_id)
+            seated = bots_seated(bots, table.players)
             if table.outcome is not None:
-                return self._done_or_raise(game_id, command_id, core.SetupError(f"game {game_id} is over: its seats stay as they were"))
+                done = self._done_or_raise(game_id, command_id, core.SetupError(f"game {game_id} is over: its seats stay as they were"))
+                return self._same_seating(seated, command_id, done)
             try:
-                return self._write(game_id, table, last_hash, [bots_seated(bots, table.players)], table.state, None, None, command_id)
+                written = self._write(game_id, table, last_hash, [seated], table.state, None, None, command_id)
             except Conflict as lost:
                 conflict = lost
+                continue
+            return self._same_seating(seated, command_id, written) if written.duplicate else written
         raise conflict
 
     def _write(self, game_id, table, last_hash, new_events, state, seat, move, command_id) -> Submitted:
@@ -306,6 +312,14 @@ class Games:
         first = done.events[0]
         if first.actor != seat or not same_move(table.game, first.command, move):
             raise CommandIdReused(str(command_id))
+        return done
+
+    @staticmethod
+    def _same_seating(seated: core.BotsSeated, command_id: str | None, done: Submitted) -> Submitted:
+        """The answer to a repeated seat_bots command id: what it appended, if it was this mapping."""
+        first = done.events[0].event
+        if not isinstance(first, core.BotsSeated) or tuple(map(tuple, first.bots)) != seated.bots:
+            raise CommandIdReused(str(command_id), "handover of seats")
         return done
 
     def _seal(self, game_id, seq, prev, events, seat, move, command_id) -> tuple[list[Envelope], list[bytes]]:

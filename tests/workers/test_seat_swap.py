@@ -10,7 +10,7 @@ import pytest
 from rq.job import Job
 
 import core
-from events.commands import Games
+from events.commands import CommandIdReused, Games
 from events.store import Store
 from replays.log import from_store
 from replays.verify import verify
@@ -89,3 +89,17 @@ def test_handing_seats_over_refuses_a_bad_seat_or_a_finished_game(games: Games, 
     with pytest.raises(core.SetupError, match="is over"):
         games.seat_bots(game_id, {0: "random"})
     assert store.length(game_id) == table.seq
+
+
+def test_a_command_id_reused_for_another_handover_or_a_move_is_refused(games: Games, store: Store):
+    game_id = games.create("holly-oak", 3, seed=5)
+    handed = games.seat_bots(game_id, {1: "random"}, command_id="swap-1")
+    again = games.seat_bots(game_id, {1: "random"}, command_id="swap-1")  # the same handover: its answer
+    assert again.duplicate and (again.seq, again.events) == (handed.seq, handed.events)
+    games.submit(game_id, 1, "play 1Sp", command_id="move-1")
+    length = store.length(game_id)
+    for mapping, used in (({1: "heuristic"}, "swap-1"), ({}, "swap-1"), ({2: "random"}, "swap-1"), ({1: "random"}, "move-1")):
+        with pytest.raises(CommandIdReused, match=f"command id '{used}' was used for another handover of seats"):
+            Games(store).seat_bots(game_id, mapping, command_id=used)
+    assert store.length(game_id) == length
+    assert bots.bot_seats(games.table(game_id).events) == {1: "random"}

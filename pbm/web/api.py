@@ -4,22 +4,31 @@ endpoint turns a request into one call of the command path or one view; the rule
 The endpoints are plain functions on purpose: FastAPI runs them in its thread pool, so while one
 request waits on Redis others go on (the command path takes a game's lock per call, so one game's
 folded table is never touched by two threads at once).
+
+The move endpoint, the one a busy server answers most, is routed by MoveRoute: the same function,
+the same spec, but its arguments are read straight from the request instead of through FastAPI's
+general dependency solving and validation, and while its Redis round trips are quick it runs on
+the event loop rather than in the pool (pbm/web/context.py, Pace): both cost more of the server's
+CPU than the move itself (bench/serve.py; docs/serve.md "Speed").
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
 
 from pbm import turn_report
 from pbm.web.auth import SeatAccess, bearer, me, mover_for, token_of
 from pbm.web.context import current
 from pbm.web.errors import ApiError
-from workers.bots import bot_seats
 
 router = APIRouter(prefix="/api/me")
 Text = Annotated[str, Field(min_length=1, max_length=200)]
@@ -66,7 +75,33 @@ def get_my_log(access: SeatAccess = Depends(me)) -> dict[str, Any]:
     return {"game_id": access.game_id, "seat": access.seat, "log": turn_report.story(table, access.seat)}
 
 
-@router.post("/moves", summary="Play a move for your seat")
+class MoveRoute(APIRoute):
+    """POST /api/me/moves, read lean. FastAPI still builds the spec from post_move's signature;
+    the request is read here the way FastAPI would read it for that signature: the body as JSON
+    (its Content-Type must say so) validated by the same Move model, the bearer token by the same
+    HTTPBearer, the Idempotency-Key header as it is (command_id bounds it). A refusal raises what
+    FastAPI raises, so the app's error answers are the same."""
+
+    def get_route_handler(self):
+        endpoint = self.endpoint
+
+        async def handler(request: Request) -> Response:
+            raw = await request.body()
+            kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+            if raw and not (kind == "application/json" or (kind.startswith("application/") and kind.endswith("+json"))):
+                raise ApiError(422, "body: send the move as JSON (Content-Type: application/json)")
+            try:
+                body = Move.model_validate_json(raw or b"null")
+            except ValidationError as invalid:
+                raise RequestValidationError([{**problem, "loc": ("body", *problem["loc"])} for problem in invalid.errors(include_url=False)]) from None
+            credentials = await bearer(request)
+            pace = current(request).move_pace
+            play = partial(endpoint, body, request, credentials, request.headers.get("idempotency-key"))
+            return pace.timed(play) if pace.on_loop() else await run_in_threadpool(play)
+
+        return handler
+
+
 def post_move(
     body: Move,
     request: Request,
@@ -79,7 +114,7 @@ def post_move(
     before = games.table_at(access.game_id, body.expected_seq)
     # A seat handed to a bot is the bot's until the operator hands it back: its person's link
     # still shows the game but plays no move (it would race the bot's job).
-    kind = bot_seats(before.events).get(seat)
+    kind = before.bots.get(seat)
     if kind is not None:
         raise ApiError(409, f"seat {seat} is played by a bot ({kind}) now: ask the game's operator to hand it back")
     submitted = games.submit(access.game_id, seat, body.move, command_id(seat, idempotency_key), body.expected_seq)
@@ -91,3 +126,6 @@ def post_move(
         report = turn_report.lines_after(before, after.events[submitted.seq : stop], seat)
     # A JSONResponse skips FastAPI's encoding pass over the return value: the dict is JSON already.
     return JSONResponse({"seq": submitted.seq, "duplicate": submitted.duplicate, "view": after.view(seat), "report": report})
+
+
+router.add_api_route("/moves", post_move, methods=["POST"], summary="Play a move for your seat", route_class_override=MoveRoute)

@@ -1,8 +1,11 @@
 """What every request of one app shares: the command path (with its folded-table cache), the seat
-store and the server's settings. Stateless apart from that cache, so replicas can run side by side.
+store, the server's settings and how long moves have been taking. Stateless apart from that cache,
+so replicas can run side by side.
 """
 
 from __future__ import annotations
+
+import time
 
 import attrs
 from fastapi import Request
@@ -10,6 +13,48 @@ from fastapi import Request
 from events.commands import Games
 from events.seats import Seats
 from pbm import seating
+
+
+class Pace:
+    """Where a move runs: on the event loop while its Redis round trips are quick, else in the
+    thread pool.
+
+    A move is CPU and two Redis round trips of tens of microseconds on a local Redis: handing it to
+    a thread and back costs more CPU than that (bench/serve.py), so while the loop waits little it
+    is cheaper to wait there. When it waits longer (Redis far away or overloaded, a machine so busy
+    that Redis is not scheduled, or a Redis that does not answer until its timeout), the loop would
+    stand idle that long for every move, while the pool lets other requests go on meanwhile. So a
+    move on the loop measures how long it waited (its wall time less its CPU time); once the
+    average passes `limit_s`, the next `away` moves go to the pool, and then one on the loop
+    measures afresh.
+    """
+
+    def __init__(self, limit_s: float = 0.0005, away: int = 50, weight: float = 0.2) -> None:
+        self.limit_s = limit_s
+        self.away = away
+        self.weight = weight
+        self.average_s = 0.0  # of the waits of the latest moves on the loop
+        self.pooled = 0  # how many moves are still to go to the pool
+        self.probing = False
+
+    def on_loop(self) -> bool:
+        """Whether the next move runs on the loop (then through `timed`)."""
+        if self.pooled == 0:
+            return True
+        self.pooled -= 1
+        self.probing = self.pooled == 0
+        return False
+
+    def timed(self, call, *args):
+        wall, cpu = time.perf_counter(), time.thread_time()
+        try:
+            return call(*args)
+        finally:
+            waited = (time.perf_counter() - wall) - (time.thread_time() - cpu)
+            self.average_s = waited if self.probing else self.average_s + self.weight * (waited - self.average_s)
+            self.probing = False
+            if self.average_s > self.limit_s:
+                self.pooled = self.away
 
 
 @attrs.define
@@ -20,6 +65,7 @@ class Server:
     public_url: str | None = None  # the links' base (PBM_PUBLIC_URL); else the request's own
     moves_per_window: int = 30
     move_window_s: int = 10
+    move_pace: Pace = attrs.Factory(Pace)  # where POST /api/me/moves runs (pbm/web/api.py)
 
     def base_url(self, request: Request) -> str:
         return (self.public_url or str(request.base_url)).rstrip("/")

@@ -7,6 +7,7 @@ import json
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 import redis
@@ -213,6 +214,37 @@ def test_malformed_requests_get_one_line_json_errors(client: TestClient):
         assert "\n" not in response.json()["error"]
     response = client.post("/api/me/moves", json={"move": "a"}, headers=headers | {"Idempotency-Key": "x" * 300})
     assert response.status_code == 422
+    # The move route reads its request itself (MoveRoute): it answers as FastAPI's own reading would.
+    for content, kind, said in (
+        (b'{"move": "a"}', "text/plain", "body: send the move as JSON (Content-Type: application/json)"),
+        (b'{"move": "a"}', None, "body: send the move as JSON (Content-Type: application/json)"),
+        (b"", "application/json", "body: Input should be an object"),
+        (b'{"expected_seq": 1}', "application/json", "move: Field required"),
+        (b'{"move": ""}', "application/json; charset=utf-8", "move: String should have at least 1 character"),
+        (b'{"move": "a", "extra": 1, "more": 2}', "application/json", "extra: Extra inputs are not permitted (and 1 more)"),
+    ):
+        response = client.post("/api/me/moves", content=content, headers=headers | ({"Content-Type": kind} if kind else {}))
+        assert (response.status_code, response.json()) == (422, {"error": said}), content
+    assert client.post("/api/me/moves", json={"move": "a"}).status_code == 401  # a good body, no token
+    assert client.post("/api/me/moves", json={"move": "a"}, headers={"Authorization": "Basic abc"}).status_code == 401
+
+
+def test_moves_leave_the_event_loop_while_they_wait_long(client: TestClient, app, store: Store):
+    pace = app.state.pbm.move_pace
+    assert pace.on_loop()
+    pace.timed(time.sleep, 0.05)  # a move that waited 50 ms on a slow Redis
+    created = new_game(client)
+    game_id = created["game_id"]
+    for _ in range(pace.away):  # the next ones go to the pool, where they play as well
+        assert pace.pooled
+        seat, me = first_to_act(client, created)
+        played = client.post("/api/me/moves", json={"move": me["view"]["legal_moves"][0]}, headers=bearer(seat["token"]))
+        assert played.status_code == 200 and store.length(game_id) > me["view"]["seq"], played.text
+    assert pace.on_loop() and pace.probing  # then one on the loop measures afresh
+    pace.timed(lambda: None)
+    assert pace.on_loop() and pace.pooled == 0 and pace.average_s < pace.limit_s
+    pace.timed(time.sleep, 0.05)
+    assert not pace.on_loop()  # and a slow one sends them away again
 
 
 def test_a_lost_redis_is_a_503_with_one_line(store: Store):

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 import json
+from typing import TYPE_CHECKING
 
 import attrs
 import redis
 
 from events import index, keys
 from events.calls import Calls
-from events.envelope import Envelope, decode
+
+if TYPE_CHECKING:
+    from events.envelope import Envelope
 
 # KEYS: log, commands, unverified, meta. ARGV: expected seq, command id ('' for none), n, then n
 # row fields and values (the state the events lead to, written beside them: never a row ahead of or
@@ -161,7 +164,7 @@ def seats_text(seats: tuple[int, ...]) -> str:
 
 
 def seats(text: bytes) -> tuple[int, ...]:
-    return tuple(int(part) for part in text.split(b",")) if text else ()
+    return tuple(map(int, text.split(b","))) if text else ()
 
 
 def _envelope_field(fields: list[bytes]) -> bytes:
@@ -263,6 +266,9 @@ class Store:
         return [(keys.seq_of(entry_id), _envelope_field(fields)) for entry_id, fields in entries]
 
     def read(self, game_id: str, start: int = 0, stop: int | None = None) -> list[Envelope]:
+        # Imported here: the codec brings cattrs and the rules, which `pbm list` (rows only) never needs.
+        from events.envelope import decode
+
         return [decode(raw) for _seq, raw in self.read_raw(game_id, start, stop)]
 
     def unverified(self, game_id: str) -> str | None:
@@ -297,10 +303,14 @@ class Store:
     def rows(self, game_ids: Sequence[str]) -> list[GameInfo]:
         """The rows of these games (one pipeline), skipping ids with no row. The row's seq is the
         log's length: the script that appends events sets it."""
-        pipe = self.redis.pipeline(transaction=False)
-        for game_id in game_ids:
-            pipe.hmget(keys.meta(game_id), ROW_FIELDS)
-        found = (GameInfo.from_row(game_id, row) for game_id, row in zip(game_ids, pipe.execute()))
+        if self._calls.direct:
+            replies = self._calls.reads([("HMGET", keys.meta(game_id), *ROW_FIELDS) for game_id in game_ids])
+        else:
+            pipe = self.redis.pipeline(transaction=False)
+            for game_id in game_ids:
+                pipe.hmget(keys.meta(game_id), ROW_FIELDS)
+            replies = pipe.execute()
+        found = (GameInfo.from_row(game_id, row) for game_id, row in zip(game_ids, replies))
         return [info for info in found if info is not None]
 
     def delete(self, game_id: str) -> GameInfo | None:

@@ -30,7 +30,7 @@ COMMANDS = {
     "games": "pbm.game_cli:games",
     "rules": "pbm.rules_cli:rules",
     "new": "pbm.game_cli:new",
-    "list": "pbm.game_cli:list_games",
+    "list": "pbm.list_cli:list_games",
     "show": "pbm.game_cli:show",
     "play": "pbm.game_cli:play",
     "log": "pbm.game_cli:log",

@@ -1,4 +1,4 @@
-"""`pbm games`, `new`, `list`, `show`, `play`, `log` and `demo`: a game's life at the terminal. This
+"""`pbm games`, `new`, `show`, `play`, `log` and `demo`: a game's life at the terminal. This
 module only parses, calls the command path (events.commands) and renders (pbm.view_text); it
 writes nothing itself.
 """
@@ -6,7 +6,6 @@ writes nothing itself.
 from __future__ import annotations
 
 import random
-import time
 from typing import Any
 
 import click
@@ -14,11 +13,10 @@ from rich.table import Table as RichTable
 
 import core
 from core import bounds
-from events.commands import UnreadableGame
 from pbm.cli import console, emit_json, open_games, say
 from pbm.rules_cli import option_text
 from pbm.rules_cli import options as options_of
-from pbm.view_text import columns, moves_lines, outcome_text, seats_text, view_lines
+from pbm.view_text import moves_lines, outcome_text, seats_text, view_lines
 from workers.analytics import players_text
 from workers.bots import bot_seats, parse_seats
 
@@ -138,67 +136,6 @@ def warn(message: str) -> None:
     from pbm.cli import errors
 
     errors.print(f"warning: {message}", highlight=False, markup=False, soft_wrap=True)
-
-
-@click.command(name="list")
-@click.option("--running", is_flag=True, help="Only games not over.")
-@click.option("--finished", is_flag=True, help="Only games over.")
-@click.option("--waiting-for", "waiting_for", type=int, metavar="SEAT", help="Only games waiting for this seat.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def list_games(running: bool, finished: bool, waiting_for: int | None, as_json: bool) -> None:
-    """List the games in the log (all, or those the filters pick)."""
-    if running and finished:
-        raise click.UsageError("--running and --finished exclude each other")
-    games_ = open_games()
-    rows = []
-    state = "running" if running else "finished" if finished else None
-    for info in games_.store.games(state, waiting_for):
-        row: dict[str, Any] = {"game_id": info.game_id, "game": info.slug, "players": info.players, "seq": info.length}
-        if info.unverified is not None:
-            row["unverified"] = info.unverified
-        if info.status is not None:  # the row written with the events: no log read
-            status = info.status
-            rows.append(row | {"to_act": list(status.to_act), "outcome": status.outcome, "since_ms": status.since_ms})
-            continue
-        try:  # a game logged before rows were kept (`pbm reindex` writes them), or unverified: fold its log
-            table = games_.table(info.game_id)
-        except UnreadableGame as error:
-            # One damaged log must not hide the others: list it, say what is wrong.
-            rows.append(row | {"error": error.reason})
-            continue
-        outcome = table.outcome
-        outcome = None if outcome is None else outcome.to_dict()
-        rows.append(row | {"seq": table.seq, "to_act": list(table.to_act), "outcome": outcome, "since_ms": None})
-    filtered = running or finished or waiting_for is not None
-    if filtered:  # the index picked them; a row that did not know its status was folded above
-        rows = [row for row in rows if picked(row, running, finished, waiting_for)]
-    if as_json:
-        return emit_json(rows)
-    if not rows:
-        return say("no such game" if filtered else "no games yet: try pbm new holly-oak --players 3, or pbm demo")
-    lines = [(row["game_id"], row["game"], str(row["players"]), str(row["seq"]), status_text(row)) for row in rows]
-    # Plain columns: a rich table takes seconds to lay out ten thousand games.
-    click.echo("\n".join(columns([("id", "game", "players", "events", "status"), *lines], indent="")))
-
-
-def picked(row: dict[str, Any], running: bool, finished: bool, waiting_for: int | None) -> bool:
-    if "outcome" not in row or "unverified" in row:  # unreadable, or never to be played
-        return False
-    over = row["outcome"] is not None
-    return (not running or not over) and (not finished or over) and (waiting_for is None or waiting_for in row["to_act"])
-
-
-def status_text(row: dict[str, Any]) -> str:
-    if "error" in row:
-        return f"unreadable: {row['error']}"
-    if "unverified" in row:
-        return f"imported unverified, never played: {row['unverified']}"
-    outcome = row["outcome"]
-    if outcome is None:
-        since = row.get("since_ms")
-        when = "" if since is None else time.strftime(" since %Y-%m-%d %H:%M UTC", time.gmtime(since / 1000))
-        return "waiting for " + seats_text(row["to_act"]) + when
-    return "over: " + outcome_text(outcome)
 
 
 ALL_MOVES = click.option("--all", "all_moves", is_flag=True, help="Every legal move, not a summary.")

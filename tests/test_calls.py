@@ -113,3 +113,19 @@ def test_threads_appending_at_once_each_get_their_own_answers(store: Store) -> N
     if store._calls.direct:
         assert 1 <= len(store._calls._idle.connections) <= len(game_ids) + 1
     store.redis.delete(*[keys.log(game_id) for game_id in game_ids], *[keys.meta(game_id) for game_id in game_ids])
+
+
+def test_a_batch_of_reads_answers_in_order_and_an_error_leaves_nothing_unread(redis_client, game_id: str) -> None:
+    calls = Calls(redis_client)
+    if not calls.direct:
+        pytest.skip("a Cluster client reads through redis-py's pipeline")
+    seed, meta = keys.seed(game_id), keys.meta(game_id)
+    redis_client.set(seed, b"7")
+    redis_client.hset(meta, mapping={"slug": "holly-oak", "players": 3})
+    try:
+        assert calls.reads([("GET", seed), ("HMGET", meta, "slug", "players", "nope")]) == [b"7", [b"holly-oak", b"3", None]]
+        with pytest.raises(redis.ResponseError, match="WRONGTYPE"):
+            calls.reads([("GET", seed), ("HGET", seed, "x"), ("GET", seed)])
+        assert calls.command(("GET", seed)) == b"7"  # the batch's last reply was read, not left for this
+    finally:
+        redis_client.delete(seed, meta)

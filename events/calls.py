@@ -94,7 +94,8 @@ class Calls:
 
     def command(self, command: Sequence[Any]) -> Any:
         """One command's raw reply (no response callback: XRANGE answers nested lists)."""
-        return self._exchange(lambda connection: connection.send_command(*command), 1)[0]
+        packed = (hiredis.pack_command(tuple(command)),)  # redis-py's packer re-checks every argument first
+        return self._exchange(lambda connection: connection.send_packed_command(packed), 1)[0]
 
     def reads(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """The raw replies of many read-only commands, sent in one write and read back in order

@@ -79,6 +79,27 @@ converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=False)
 for _primitive in (int, str, bool, bytes):
     converter.register_structure_hook(_primitive, _strict(_primitive))
 configure_union_passthrough(OptionValue, converter)
+
+
+def _plain_enum(cls: type[enum.Enum]) -> Any:
+    """A plain Enum field (Holly Oak's Season, on most of its events): its members looked up by
+    value in a dict, as Enum's own call does first, without the call (cls(value), which also
+    raises the ValueError cattrs reported before, for anything else)."""
+    members = dict(cls._value2member_map_)
+
+    def structure(value: Any, _wanted: Any) -> enum.Enum:
+        try:
+            return members[value]
+        except (KeyError, TypeError):
+            return cls(value)
+
+    return structure
+
+
+converter.register_structure_hook_factory(
+    lambda wanted: isinstance(wanted, type) and issubclass(wanted, enum.Enum) and not issubclass(wanted, (int, str, bytes)),
+    _plain_enum,
+)
 # Fields added to an event after logs exist are stored only when they differ from their default,
 # so the events every old log holds keep their bytes (tests/test_codec.py freezes them).
 converter.register_unstructure_hook(

@@ -11,11 +11,12 @@ old token stops working with the write.
 Personal data (a name, an e-mail address, a webhook and its signing secret) lives in a mutable hash
 per seat beside the log, so it can be changed or erased without touching history.
 
-A seat that can be told of its turn (it has an e-mail address or a webhook) also keeps its current
-token in that hash: every turn mail carries the seat's link and its reply address, and both are the
-token. Only those seats' tokens are kept, erased with the contact data, replaced when the token is
-issued again and dropped when it is revoked; `contact()` never answers it (`reach()` does, for the
-notifier alone).
+A token's secret is not drawn and forgotten but derived: HMAC-SHA256, under a key that never goes
+into Redis, of the game, the seat and a random nonce kept beside the token's hash. So the notifier,
+which must write a seat's link and reply address into every turn mail, can make the token again
+(`reach()`), while Redis, its dumps and its backups hold nothing that opens a seat. The key is
+PBM_SECRET_KEY when set (every server and worker of one site must share it), else a file in
+PBM_HOME, readable by its owner only, made on first use.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import re
 import secrets
 import time
@@ -31,28 +33,36 @@ from collections.abc import Iterable
 import redis
 
 import core
-from events import keys
+from events import keys, server
 
-SECRET_BYTES = 32
-SECRET_LENGTH = 52  # 32 bytes in base32, unpadded
+SECRET_LENGTH = 52  # an HMAC-SHA256 (32 bytes) in base32, unpadded
 _GAME_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,99}")
 _TOKEN = re.compile(rf"({_GAME_ID.pattern})\.(0|[1-9][0-9]{{0,3}})\.([a-z2-7]{{{SECRET_LENGTH}}})")
 TOKEN_IN_TEXT = re.compile(rf"{_GAME_ID.pattern}\.[0-9]{{1,4}}\.[a-z2-7]{{{SECRET_LENGTH}}}", re.IGNORECASE)  # to redact
 CONTACT_FIELDS = ("name", "email", "webhook", "webhook_secret")
 CHANNEL_FIELDS = ("email", "webhook")  # a seat with one of these is told of its turns
-KEPT_TOKEN = "token"  # the contact hash's field for a reachable seat's token (pbm/notify.py)
+SECRET_KEY_ENV = "PBM_SECRET_KEY"
+KEY_FILE = "seat-links.key"
 
-# KEYS: the game's seat-token hash, the seat's contact hash. ARGV: seat, digest, token. The token is
-# kept beside the contact only if the seat has a channel to be told through.
-_ISSUE = """
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-if redis.call('HEXISTS', KEYS[2], 'email') == 1 or redis.call('HEXISTS', KEYS[2], 'webhook') == 1 then
-  redis.call('HSET', KEYS[2], 'token', ARGV[3])
-else
-  redis.call('HDEL', KEYS[2], 'token')
-end
-return 1
-"""
+
+def link_key() -> bytes:
+    """The key seat tokens are derived under (see the module's docstring)."""
+    given = os.environ.get(SECRET_KEY_ENV)
+    if given:
+        return given.encode()
+    path = server.data_dir() / KEY_FILE
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            with open(path, "xb", opener=server.owner_only) as out:
+                out.write(secrets.token_hex(32).encode())
+        except FileExistsError:
+            pass  # another process made it first: theirs is the key
+    return path.read_bytes()
+
+
+def nonce_field(seat: int) -> str:
+    return f"{seat}:nonce"
 
 
 class SeatError(core.SetupError):
@@ -83,10 +93,20 @@ return {stored, count}
 
 
 class Seats:
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, key: bytes | None = None) -> None:
         self.redis = client
-        self._issue = client.register_script(_ISSUE)
         self._counted_lookup = client.register_script(_COUNTED_LOOKUP)
+        self._key = key
+
+    @property
+    def key(self) -> bytes:
+        if self._key is None:
+            self._key = link_key()
+        return self._key
+
+    def _token(self, game_id: str, seat: int, nonce: str) -> str:
+        mac = hmac.new(self.key, f"{game_id}.{seat}.{nonce}".encode(), hashlib.sha256).digest()
+        return f"{game_id}.{seat}.{base64.b32encode(mac).decode().rstrip('=').lower()}"
 
     def issue(self, game_id: str, seat: int) -> str:
         """A fresh token for the seat; the seat's previous token stops working at once."""
@@ -94,9 +114,9 @@ class Seats:
             raise SeatError(f"game id {game_id!r} cannot go into a seat link (lowercase letters, digits and '-')")
         if type(seat) is not int or not 0 <= seat < 10_000:
             raise SeatError(f"no seat {seat!r}")
-        secret = base64.b32encode(secrets.token_bytes(SECRET_BYTES)).decode().rstrip("=").lower()
-        token = f"{game_id}.{seat}.{secret}"
-        self._issue(keys=[keys.seat_tokens(game_id), keys.contact(game_id, seat)], args=[str(seat), digest(token), token])
+        nonce = secrets.token_hex(16)
+        token = self._token(game_id, seat, nonce)
+        self.redis.hset(keys.seat_tokens(game_id), mapping={str(seat): digest(token), nonce_field(seat): nonce})
         return token
 
     def resolve(self, token: str) -> tuple[str, int] | None:
@@ -129,14 +149,11 @@ class Seats:
 
     def revoke(self, game_id: str, seat: int) -> None:
         """The seat's token stops working and none replaces it (a seat handed to a bot)."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hdel(keys.seat_tokens(game_id), str(seat))
-        pipe.hdel(keys.contact(game_id, seat), KEPT_TOKEN)
-        pipe.execute()
+        self.redis.hdel(keys.seat_tokens(game_id), str(seat), nonce_field(seat))
 
     def issued(self, game_id: str) -> set[int]:
         """The seats that have a working token."""
-        return {int(seat) for seat in self.redis.hkeys(keys.seat_tokens(game_id))}
+        return {int(seat) for seat in self.redis.hkeys(keys.seat_tokens(game_id)) if seat.isdigit()}
 
     @staticmethod
     def _matches(token: str, stored: bytes | None) -> bool:
@@ -177,15 +194,26 @@ class Seats:
             self.redis.hset(keys.contact(game_id, seat), mapping=fields)
 
     def contact(self, game_id: str, seat: int) -> dict[str, str]:
-        """The seat's personal data: only the fields that are set (never its kept token)."""
+        """The seat's personal data: only the fields that are set."""
         raw = self.redis.hgetall(keys.contact(game_id, seat))
-        return {field.decode(): value.decode() for field, value in raw.items() if field.decode() != KEPT_TOKEN}
+        return {field.decode(): value.decode() for field, value in raw.items()}
 
     def reach(self, game_id: str, seat: int) -> dict[str, str]:
-        """What the notifier needs to tell a seat: its channel fields and its kept token, if any."""
-        raw = self.redis.hmget(keys.contact(game_id, seat), [*CHANNEL_FIELDS, "webhook_secret", "name", KEPT_TOKEN])
-        names = (*CHANNEL_FIELDS, "webhook_secret", "name", KEPT_TOKEN)
-        return {field: value.decode() for field, value in zip(names, raw) if value is not None}
+        """What the notifier needs to tell a seat: its channel fields and, if it has a channel and
+        a working token, that token, made again. SeatError if this process's key is not the one
+        the token was made under."""
+        names = (*CHANNEL_FIELDS, "webhook_secret", "name")
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hmget(keys.contact(game_id, seat), list(names))
+        pipe.hmget(keys.seat_tokens(game_id), [str(seat), nonce_field(seat)])
+        raw, (stored, nonce) = pipe.execute()
+        found = {field: value.decode() for field, value in zip(names, raw) if value is not None}
+        if stored is None or nonce is None or not any(field in found for field in CHANNEL_FIELDS):
+            return found
+        token = self._token(game_id, seat, nonce.decode())
+        if not self._matches(token, stored):
+            raise SeatError(f"game {game_id}'s seat links were made under another {SECRET_KEY_ENV}: this process cannot write them")
+        return found | {"token": token}
 
     def reachable(self, game_id: str, seats: Iterable[int]) -> set[int]:
         """The seats among `seats` with an e-mail address or a webhook, in one round trip."""
@@ -213,7 +241,5 @@ class Seats:
             raise SeatError(f"no contact field {sorted(unknown)[0]!r} (fields: {', '.join(CONTACT_FIELDS)})")
         if fields:
             self.redis.hdel(keys.contact(game_id, seat), *fields)
-            if not self.reachable(game_id, [seat]):  # nothing left to tell it through: no token kept
-                self.redis.hdel(keys.contact(game_id, seat), KEPT_TOKEN)
         else:
             self.redis.delete(keys.contact(game_id, seat))

@@ -21,7 +21,7 @@ from core.table import Table
 from events import keys
 from events.commands import Games, UnknownGame, UnreadableGame
 from events.envelope import Envelope
-from events.seats import Seats
+from events.seats import SeatError, Seats
 from pbm import outbox, seating, turn_report
 from pbm.view_text import outcome_text, view_lines
 
@@ -83,7 +83,10 @@ def tell(games: Games, game_id: str, seat: int, kind: str, seq: int, note: str =
     if not holds(table, seat, kind, seq):
         log.info("notify %s: not sent, the game is at %s now", where, table.seq)
         return False
-    reach = Seats(games.store.redis).reach(game_id, seat)
+    try:
+        reach = Seats(games.store.redis).reach(game_id, seat)
+    except SeatError as error:  # this worker's PBM_SECRET_KEY is not the server's
+        raise outbox.SendFailed(str(error)) from None
     if not reach.get("email") and not reach.get("webhook"):
         log.info("notify %s: not sent, the seat has no channel", where)
         return False

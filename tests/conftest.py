@@ -32,7 +32,10 @@ from pbm.cli import main
 def redis_home() -> Iterator[Path]:
     """A PBM_HOME for the session (the embedded server's directory when REDIS_URL is unset)."""
     home = Path(tempfile.mkdtemp(prefix="pbm-test-"))
+    # In this process too: what pbm keeps in its home (the seat links' key) stays out of the user's.
+    saved, os.environ["PBM_HOME"] = os.environ.get("PBM_HOME"), str(home)
     yield home
+    os.environ.pop("PBM_HOME") if saved is None else os.environ.__setitem__("PBM_HOME", saved)
     shutil.rmtree(home, ignore_errors=True)
 
 

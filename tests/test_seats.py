@@ -1,6 +1,6 @@
-"""The seat store on a real Redis: tokens that name their seat, stored only as hashes (a seat with a mail or webhook
-channel also keeps its current one, for its turn mails), replaced at
-once by a re-issue; and personal data kept beside the log, erasable."""
+"""The seat store on a real Redis: tokens that name their seat, stored only as hashes (the notifier
+makes a seat's token again under a key Redis never sees), replaced at once by a re-issue; and
+personal data kept beside the log, erasable."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def test_a_token_names_its_game_and_seat_and_is_safe_in_a_url_and_a_mail_address
     token = seats.issue(game_id, 2)
     assert token.startswith(f"{game_id}.2.")
     assert re.fullmatch(r"[a-z0-9.-]+", token)
-    assert len(token.rsplit(".", 1)[1]) == 52  # 32 random bytes in base32, no padding
+    assert len(token.rsplit(".", 1)[1]) == 52  # an HMAC-SHA256 (32 bytes) in base32, no padding
     assert seats.resolve(token) == (game_id, 2)
     assert seats.resolve(token.upper()) == (game_id, 2)  # a mail system may change the case
     assert seats.resolve(f"  {token}\n") == (game_id, 2)
@@ -121,20 +121,27 @@ def test_parse_reads_game_and_seat(game_id: str):
     assert parse(f"{game_id}.12.{'a' * 51}") is None
 
 
-def test_only_a_seat_with_a_channel_keeps_its_token_for_the_notifier(seats: Seats, games, game_id: str, redis_client):
+def test_the_notifier_makes_a_reachable_seats_token_again_from_what_redis_keeps(seats: Seats, games, game_id: str, redis_client):
     games.create("holly-oak", 3, seed=1, game_id=game_id)
     seats.set_contact(game_id, 0, name="Ann", email="ann@example.org")
     seats.set_contact(game_id, 1, name="Bob")
     ann, bob = seats.issue(game_id, 0), seats.issue(game_id, 1)
-    assert seats.reach(game_id, 0)["token"] == ann and "token" not in seats.reach(game_id, 1)
-    assert bob.encode() not in b"".join(redis_client.hvals(keys.contact(game_id, 1)))
+    assert seats.reach(game_id, 0)["token"] == ann and "token" not in seats.reach(game_id, 1)  # no channel
+    everything = b"".join(redis_client.dump(key) or b"" for key in redis_client.scan_iter(match=f"pbm:{{{game_id}}}:*"))
+    assert all(token.rsplit(".", 1)[1].encode() not in everything for token in (ann, bob))
     assert "token" not in seats.contact(game_id, 0)  # what the pages and the operator read
     assert seats.reachable(game_id, [0, 1, 2]) == {0}
     again = seats.issue(game_id, 0)
-    assert seats.reach(game_id, 0)["token"] == again != ann
-    seats.erase_contact(game_id, 0, "email")  # no channel left: no token kept
+    assert seats.reach(game_id, 0)["token"] == again != ann and seats.resolve(ann) is None
+    # A process under another key cannot make the link: it says so in one line, naming the setting.
+    with pytest.raises(SeatError, match="PBM_SECRET_KEY") as refused:
+        Seats(redis_client, key=b"another site's key").reach(game_id, 0)
+    assert "\n" not in str(refused.value) and again not in str(refused.value)
+    seats.erase_contact(game_id, 0, "email")  # no channel left: no token made
     assert "token" not in seats.reach(game_id, 0) and seats.reachable(game_id, [0]) == set()
     seats.set_contact(game_id, 1, webhook="https://example.org/h")
     seats.issue(game_id, 1)
     seats.revoke(game_id, 1)
-    assert "token" not in seats.reach(game_id, 1)
+    assert "token" not in seats.reach(game_id, 1) and seats.issued(game_id) == {0}
+
+

@@ -33,6 +33,9 @@ def test_compose_keeps_redis_internal_and_behind_a_password(tmp_path: Path) -> N
     assert redis_service["networks"] and all(compose["networks"][name].get("internal") for name in redis_service["networks"])
     urls = [service["environment"]["REDIS_URL"] for service in compose["services"].values() if "REDIS_URL" in service.get("environment", {})]
     assert urls and all(interpolated(url) == f"redis://:{PASSWORD}@redis:6379/0" for url in urls)
+    # The server makes seat links and the workers write them into mails: one key, required.
+    keys = {compose["services"][name]["environment"].get("PBM_SECRET_KEY") for name in ("server", "worker")}
+    assert len(keys) == 1 and keys.pop().startswith("${PBM_SECRET_KEY:?")
     command = [interpolated(arg) for arg in redis_service["command"]]
     at = command.index("--requirepass")
     assert command[at + 1] == PASSWORD

@@ -232,9 +232,15 @@ def test_a_worker_that_loses_its_redis_says_so_in_one_line_per_try(tmp_path: Pat
         reader = threading.Thread(target=lambda: lines.extend(worker.stderr), daemon=True)
         reader.start()
         try:
-            wait_until(lambda: admin.smembers("rq:workers"), timeout=60)
+            # At work: idle in its loop. A worker that loses Redis while it starts (rq's bootstrap
+            # registers it, then subscribes) ends in one line instead, for its supervisor to restart.
+            at_work = lambda: any(admin.hget(name, "state") == b"idle" for name in admin.smembers("rq:workers"))
+            wait_until(at_work, timeout=60)
             admin.shutdown(nosave=True)
-            wait_until(lambda: any("could not connect to Redis" in line for line in lines), timeout=60)
+            try:
+                wait_until(lambda: any("could not connect to Redis" in line for line in lines), timeout=60)
+            except AssertionError:
+                raise AssertionError(f"no retry line in 60 s; exit code {worker.poll()}; the worker wrote: {lines[-12:]}") from None
         finally:
             worker.terminate()
             worker.wait(timeout=30)

@@ -4,8 +4,10 @@ in exit 1 or 2 with one line on stderr, no traceback, nothing written to Redis o
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import tempfile
 from pathlib import Path
 
 import click
@@ -120,7 +122,9 @@ def test_any_command_line_is_one_line_or_a_success(data, cli_env, redis_client, 
     path = data.draw(st.sampled_from(sorted(COMMANDS)))
     args = data.draw(arguments(COMMANDS[path], fuzz_dir, real_game))
     before_redis, before_files = redis_digest(redis_client), files_digest(fuzz_dir)
-    result = CliRunner().invoke(main, [*path.split(), *args], env=cli_env, input="")
+    # A relative path it writes (`-o holly-oak`) lands in a temporary directory, not the checkout.
+    with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
+        result = CliRunner().invoke(main, [*path.split(), *args], env=cli_env, input="")
     command_line = " ".join([path, *map(repr, args)])
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         raise AssertionError(f"pbm {command_line}: {type(result.exception).__name__}: {result.exception}") from result.exception

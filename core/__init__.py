@@ -12,7 +12,23 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from core import table as _table
-from core.contract import BotsSeated, BrokenLog, Game, GameStarted, IllegalMove, OptionValue, Outcome, SeedRevealed, SetupError
+from core.contract import (
+    BotsSeated,
+    BrokenLog,
+    ClockPaused,
+    ClockResumed,
+    ClockSet,
+    DeadlineExtended,
+    Game,
+    GameStarted,
+    IllegalMove,
+    OptionValue,
+    Outcome,
+    SeedRevealed,
+    SetupError,
+    TurnTimedOut,
+    VacationTaken,
+)
 from core.games import GAMES
 from core.rng import Rng, commitment
 from core.table import Table
@@ -20,6 +36,10 @@ from core.table import Table
 __all__ = [
     "BotsSeated",
     "BrokenLog",
+    "ClockPaused",
+    "ClockResumed",
+    "ClockSet",
+    "DeadlineExtended",
     "GAMES",
     "Game",
     "GameStarted",
@@ -29,6 +49,8 @@ __all__ = [
     "SeedRevealed",
     "SetupError",
     "Table",
+    "TurnTimedOut",
+    "VacationTaken",
     "commitment",
     "get_game",
     "new_table",

@@ -90,7 +90,72 @@ class BotsSeated:
     bots: tuple[tuple[int, str], ...]  # (seat, bot kind), by seat
 
 
-LIFECYCLE_EVENTS: tuple[type, ...] = (GameStarted, SeedRevealed, BotsSeated)
+# The clock's events (events/clock.py reads them with their envelopes' times). The clock is the
+# shell's: these record what the operator, a seat or a deadline did to it; rules never read them,
+# and no rule's outcome depends on them (a timed-out seat's move is an ordinary command after).
+
+
+@attrs.frozen
+class ClockSet:
+    """A game's clock, recorded at creation: each turn has `deadline_s` seconds (counted from the
+    envelope time of the event that began it), reminders that many seconds before the deadline,
+    `vacation_days` a seat may take per calendar year (UTC), and after `autopilot_after` timeouts in
+    a row (0: never) the autopilot plays the seat until its player moves again."""
+
+    kind: ClassVar[str] = "pbm.clock_set"
+    deadline_s: int
+    reminders_s: tuple[int, ...] = ()
+    vacation_days: int = 0
+    autopilot_after: int = 0
+
+
+@attrs.frozen
+class ClockPaused:
+    """The operator stopped every seat's clock (from this event's envelope time)."""
+
+    kind: ClassVar[str] = "pbm.clock_paused"
+
+
+@attrs.frozen
+class ClockResumed:
+    """The operator started the clocks again."""
+
+    kind: ClassVar[str] = "pbm.clock_resumed"
+
+
+@attrs.frozen
+class DeadlineExtended:
+    """The operator gave these seats' turns in progress `seconds` more."""
+
+    kind: ClassVar[str] = "pbm.deadline_extended"
+    seats: tuple[int, ...]
+    seconds: int
+
+
+@attrs.frozen
+class VacationTaken:
+    """A seat's clock stops for `days` days from this event's envelope time."""
+
+    kind: ClassVar[str] = "pbm.vacation_taken"
+    seat: int
+    days: int
+
+
+@attrs.frozen
+class TurnTimedOut:
+    """The seat's turn that began at seq `turn` passed its deadline; the autopilot's move follows
+    (command id `timeout:<turn>:<seat>`)."""
+
+    kind: ClassVar[str] = "pbm.turn_timed_out"
+    seat: int
+    turn: int
+
+
+CLOCK_EVENTS: tuple[type, ...] = (ClockSet, ClockPaused, ClockResumed, DeadlineExtended, VacationTaken, TurnTimedOut)
+# Recorded by the shell between commands, nobody's move: they neither start a turn nor belong to
+# the command before them (replays.log's command bounds, verify's opening).
+SHELL_EVENTS: tuple[type, ...] = (BotsSeated, *CLOCK_EVENTS)
+LIFECYCLE_EVENTS: tuple[type, ...] = (GameStarted, SeedRevealed, *SHELL_EVENTS)
 
 
 @attrs.frozen

@@ -7,8 +7,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from core.contract import (
+    SHELL_EVENTS,
     BotsSeated,
     BrokenLog,
+    ClockPaused,
+    ClockResumed,
+    ClockSet,
+    DeadlineExtended,
     Game,
     GameStarted,
     IllegalMove,
@@ -16,9 +21,15 @@ from core.contract import (
     Outcome,
     SeedRevealed,
     SetupError,
+    TurnTimedOut,
+    VacationTaken,
 )
 from core.bounds import check_move_text, check_salts, check_value
 from core.rng import NoRng, Rng, commitment, seed_from_hex, seed_hex
+
+
+class Unknown:
+    """A table's clock not looked for yet."""
 
 
 class Table:
@@ -28,7 +39,13 @@ class Table:
     """
 
     def __init__(
-        self, game: Game, events: list[Any], state: Any, seed: int | None, bots: dict[int, str] | None = None
+        self,
+        game: Game,
+        events: list[Any],
+        state: Any,
+        seed: int | None,
+        bots: dict[int, str] | None = None,
+        clock: ClockSet | None | type[Unknown] = Unknown,
     ) -> None:
         self.game = game
         # Any sequence of the events with `extend` and `copy`: events.snapshots gives one that
@@ -37,9 +54,17 @@ class Table:
         self.state = state
         self.seed = seed
         self._bots = bots
+        self._clock = clock  # the clock's settings (ClockSet), kept like the bots; Unknown until looked for
 
     def copy(self) -> Table:
-        return Table(self.game, self.events.copy(), self.state, self.seed, self._bots)
+        return Table(self.game, self.events.copy(), self.state, self.seed, self._bots, self._clock)
+
+    @property
+    def clock(self) -> ClockSet | None:
+        """The game's clock settings, None for a game without a deadline."""
+        if self._clock is Unknown:
+            self._clock = clock_of(self.events)
+        return self._clock
 
     @property
     def bots(self) -> dict[int, str]:
@@ -121,6 +146,8 @@ class Table:
     def _note_bots(self, events: list[Any]) -> None:
         if self._bots is not None:
             self._bots = bots_after(self._bots, events)
+        if self._clock is not Unknown:
+            self._clock = next((e for e in reversed(events) if isinstance(e, ClockSet)), self._clock)
 
     def extend(self, events: Iterable[Any]) -> None:
         """Apply events already decided (from the log); never validates the rules, but an event
@@ -170,6 +197,15 @@ class Table:
         return lines
 
 
+def clock_of(events: Iterable[Any]) -> ClockSet | None:
+    """The latest ClockSet in `events` (None: the game has no clock)."""
+    found = None
+    for event in events:
+        if isinstance(event, ClockSet):
+            found = event
+    return found
+
+
 def bot_seats(events: Iterable[Any]) -> dict[int, str]:
     """seat -> bot kind, as the log records it: the latest BotsSeated holds the whole mapping
     (a seat handed back to a person is left out of it)."""
@@ -189,7 +225,7 @@ def apply(game: Game, state: Any, event: Any) -> Any:
     """Fold one event: the lifecycle events are the table's, the rest the game's."""
     if isinstance(event, GameStarted):
         return game.initial(event.players, dict(event.options))
-    if isinstance(event, (SeedRevealed, BotsSeated)):
+    if isinstance(event, (SeedRevealed, *SHELL_EVENTS)):
         return state
     return game.evolve(state, event)
 
@@ -203,7 +239,43 @@ def narrate(game: Game, state: Any, event: Any, seat: int | None) -> str:
         if not event.bots:
             return "people play every seat"
         return "bots play " + ", ".join(f"seat {seat} ({kind})" for seat, kind in event.bots)
+    if isinstance(event, SHELL_EVENTS):
+        return narrate_clock(event)
     return game.narrate(state, event, seat)
+
+
+def duration_text(seconds: int) -> str:
+    """48h, 90m, 2d, 1d 12h: a duration as the clock's settings are written."""
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        if seconds >= size and (seconds // size or not parts):
+            parts.append(f"{seconds // size}{unit}")
+            seconds %= size
+    return " ".join(parts) or "0s"
+
+
+def narrate_clock(event: Any) -> str:
+    if isinstance(event, ClockSet):
+        line = f"the clock is set: {duration_text(event.deadline_s)} a move"
+        if event.reminders_s:
+            line += ", reminders " + ", ".join(duration_text(r) for r in event.reminders_s) + " before"
+        if event.vacation_days:
+            line += f", {event.vacation_days} vacation days a year per seat"
+        if event.autopilot_after:
+            line += f", the autopilot takes a seat after {event.autopilot_after} timeouts in a row"
+        return line
+    if isinstance(event, ClockPaused):
+        return "the operator paused the clock"
+    if isinstance(event, ClockResumed):
+        return "the operator resumed the clock"
+    if isinstance(event, DeadlineExtended):
+        who = ", ".join(f"seat {s}" for s in event.seats)
+        return f"the operator gave {who} {duration_text(event.seconds)} more"
+    if isinstance(event, VacationTaken):
+        return f"seat {event.seat} takes {event.days} vacation day{'s' if event.days != 1 else ''}"
+    if isinstance(event, TurnTimedOut):
+        return f"seat {event.seat}'s time ran out: the autopilot moves for it"
+    raise TypeError(f"no narration for {type(event).__name__}")
 
 
 def resolve_options(game: Game, options: Mapping[str, OptionValue] | None) -> dict[str, OptionValue]:

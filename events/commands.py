@@ -136,22 +136,26 @@ class Games:
         game_id: str | None = None,
         bots: Mapping[int, str] | None = None,
         salts: Iterable[str] = (),
+        clock: core.ClockSet | None = None,
     ) -> str:
         """A new game in the log; returns its id. The seed is secret: only its commitment is logged.
 
         `bots` (seat -> bot kind) is recorded as a BotsSeated event in the same append; which kinds
-        exist is the workers' business (workers.bots checks them before calling this).
+        exist is the workers' business (workers.bots checks them before calling this). `clock`
+        (events.clock.settings) is recorded after it, in the same append.
         """
         seed = secrets.randbits(256) if seed is None else seed
         table = core.new_table(slug, players=players, seed=seed, deal=deal, options=options, salts=salts)
         if bots:
             table.extend([bots_seated(bots, players)])
+        if clock is not None:
+            table.extend([clock])
         while True:
             new_id = game_id or f"{slug}-{secrets.token_hex(4)}"
             sealed, raws = self._seal(new_id, 0, envelope.GENESIS, table.events, None, None, None)
             status = status_of(table.game, table.state, table.bots, sealed[-1].time_ms)
             try:
-                self.store.create(new_id, slug, players, sealed[0].time_ms, seed, raws, status)
+                self.store.create(new_id, slug, players, sealed[0].time_ms, seed, raws, status, clocked=clock is not None)
             except Conflict:
                 if game_id is not None:
                     raise
@@ -242,6 +246,30 @@ class Games:
             return self._same_seating(seated, command_id, written) if written.duplicate else written
         raise conflict
 
+    @one_game_at_a_time
+    def record(self, game_id: str, event: Any, command_id: str | None = None, expected_seq: int | None = None) -> Submitted:
+        """Append one of the shell's events (core.SHELL_EVENTS: a pause, an extension, a vacation,
+        a timeout), nobody's move, then dispatch. A repeated `command_id` appends nothing again;
+        with `expected_seq` a log that moved on raises Conflict (a check made on the log as it was
+        still holds). SetupError for a game over."""
+        if not isinstance(event, core.contract.SHELL_EVENTS):
+            raise TypeError(f"{type(event).__name__} is not one of the shell's events")
+        check_command_id(command_id)
+        conflict = None
+        for _attempt in range(RETRIES):
+            table, last_hash = self._load(game_id, known_at=expected_seq)
+            if expected_seq is not None and expected_seq != table.seq:
+                return self._done_or_raise(game_id, command_id, Conflict(game_id, expected_seq, table.seq))
+            if table.outcome is not None:
+                return self._done_or_raise(game_id, command_id, core.SetupError(f"game {game_id} is over"))
+            try:
+                return self._write(game_id, table, last_hash, [event], table.state, None, None, command_id)
+            except Conflict as lost:
+                if expected_seq is not None:
+                    raise
+                conflict = lost
+        raise conflict
+
     def _write(self, game_id, table, last_hash, new_events, state, seat, move, command_id) -> Submitted:
         """Append one command's events with the row they lead to; then keep the index, the table
         and its snapshot up to date, and dispatch. Conflict (nothing appended) if the log moved on."""
@@ -295,7 +323,7 @@ class Games:
         self.store.set_row(game_id, table.game.slug, table.players, first.time_ms, table.seq, status)
         summarized = self.store.redis.exists(keys.summary(game_id))
         end_ms = None if status.outcome is None else last.time_ms
-        index.place(self.store.redis, game_id, first.time_ms, end_ms, bool(status.bots), bool(summarized))
+        index.place(self.store.redis, game_id, first.time_ms, end_ms, bool(status.bots), bool(summarized), clocked=table.clock is not None)
 
     def _done_or_raise(self, game_id: str, command_id: str | None, error: Exception) -> Submitted:
         done = None if command_id is None else self.store.command(game_id, command_id)
@@ -387,7 +415,7 @@ class Games:
             newer = self.store.read(game_id, snapshot.seq - 1)
             if newer and newer[0].seq == snapshot.seq - 1 and newer[0].hash == snapshot.hash:
                 history = snapshots.History(started, snapshot.seq, [], partial(self._events_before, game_id, snapshot))
-                table = Table(game, history, snapshot.state, seed, snapshot.bots)
+                table = Table(game, history, snapshot.state, seed, snapshot.bots, snapshot.clock)
                 table.extend(env.event for env in newer[1:])
                 check_holds_together(table)
                 return self._folded(game_id, table, newer[-1].hash, folded=len(newer) - 1)

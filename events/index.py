@@ -19,15 +19,17 @@ from events import keys
 WHICH = {None: keys.GAMES, "running": keys.RUNNING, "finished": keys.FINISHED}
 
 
-def listed(client: redis.Redis, game_id: str, created_ms: int, bots: bool, running: bool = True) -> None:
+def listed(client: redis.Redis, game_id: str, created_ms: int, bots: bool, running: bool = True, clocked: bool = False) -> None:
     """Before a game's log is created: in the list, running (unless it is a log kept only to be
-    read), and (with a bot seat) among the bot games."""
+    read), with a bot seat among the bot games, with a deadline among the clocked games."""
     pipe = client.pipeline(transaction=False)
     pipe.zadd(keys.GAMES, {game_id: created_ms}, nx=True)
     if running:
         pipe.zadd(keys.RUNNING, {game_id: created_ms}, nx=True)
     if bots and running:
         pipe.zadd(keys.BOT_GAMES, {game_id: created_ms}, nx=True)
+    if clocked and running:
+        pipe.zadd(keys.CLOCKED_GAMES, {game_id: created_ms}, nx=True)
     pipe.execute()
 
 
@@ -41,12 +43,13 @@ def ending(client: redis.Redis, game_id: str, time_ms: int) -> None:
 
 
 def ended(client: redis.Redis, game_ids: Iterable[str]) -> None:
-    """After a game's end is in its log: no longer running, nor waiting on a bot."""
+    """After a game's end is in its log: no longer running, nor waiting on a bot or a deadline."""
     game_ids = list(game_ids)
     if game_ids:
         pipe = client.pipeline(transaction=False)
         pipe.zrem(keys.RUNNING, *game_ids)
         pipe.zrem(keys.BOT_GAMES, *game_ids)
+        pipe.zrem(keys.CLOCKED_GAMES, *game_ids)
         pipe.execute()
 
 
@@ -62,7 +65,7 @@ def members(client: redis.Redis, key: str) -> list[str]:
     return [raw.decode() for raw in client.zrange(key, 0, -1)]
 
 
-def place(client: redis.Redis, game_id: str, created_ms: int, end_ms: int | None, bots: bool, summarized_too: bool) -> None:
+def place(client: redis.Redis, game_id: str, created_ms: int, end_ms: int | None, bots: bool, summarized_too: bool, clocked: bool = False) -> None:
     """Put one game where its folded log says it belongs (pbm reindex)."""
     pipe = client.pipeline(transaction=False)
     pipe.zadd(keys.GAMES, {game_id: created_ms})
@@ -71,15 +74,17 @@ def place(client: redis.Redis, game_id: str, created_ms: int, end_ms: int | None
         pipe.zrem(keys.FINISHED, game_id)
         pipe.zrem(keys.UNSUMMARIZED, game_id)
         (pipe.zadd(keys.BOT_GAMES, {game_id: created_ms}) if bots else pipe.zrem(keys.BOT_GAMES, game_id))
+        (pipe.zadd(keys.CLOCKED_GAMES, {game_id: created_ms}) if clocked else pipe.zrem(keys.CLOCKED_GAMES, game_id))
     else:
         pipe.zrem(keys.RUNNING, game_id)
         pipe.zrem(keys.BOT_GAMES, game_id)
+        pipe.zrem(keys.CLOCKED_GAMES, game_id)
         pipe.zadd(keys.FINISHED, {game_id: end_ms})
         (pipe.zrem(keys.UNSUMMARIZED, game_id) if summarized_too else pipe.zadd(keys.UNSUMMARIZED, {game_id: end_ms}))
     pipe.execute()
 
 
-ALL = (keys.GAMES, keys.RUNNING, keys.FINISHED, keys.BOT_GAMES, keys.UNSUMMARIZED)
+ALL = (keys.GAMES, keys.RUNNING, keys.FINISHED, keys.BOT_GAMES, keys.UNSUMMARIZED, keys.CLOCKED_GAMES)
 
 
 def forget_unlogged(client: redis.Redis, logged: set[str], before_ms: int) -> list[str]:

@@ -1,7 +1,7 @@
 """Snapshots: a game's folded state saved beside its log, a disposable cache so that a cold read
 folds only the events after it. Never the truth: replays and `pbm replay verify` never read one.
 
-One per game (keys.snapshot), msgpack [SCHEMA, rules version, seq, hash, state, bots]: the state
+One per game (keys.snapshot), msgpack [SCHEMA, rules version, seq, hash, state, bots, clock]: the state
 after the events before `seq`, encoded by the codec's converter; `hash` is the log's hash of event
 seq - 1. A reader uses it only if the game's rules version is the same and the log still has that
 hash at that seq; a missing, stale or undecodable snapshot is ignored (the log is folded instead).
@@ -20,7 +20,7 @@ from core.table import Table
 from events import codec
 from events.codec import DecodeError
 
-SCHEMA = 1
+SCHEMA = 2  # 2: the clock's settings (None, or a ClockSet's data) after the bots
 EVERY = 64  # events between snapshots: the most a cold read folds, whatever the game's length
 
 
@@ -30,12 +30,14 @@ class Snapshot:
     hash: bytes
     state: Any
     bots: dict[int, str]
+    clock: core.ClockSet | None = None
 
 
 def encode(table: Table, last_hash: bytes) -> bytes:
     bots = sorted(table.bots.items())
     state = codec.converter.unstructure(table.state)
-    return codec.pack([SCHEMA, table.game.rules_version, table.seq, last_hash, state, bots])
+    clock = None if table.clock is None else codec.converter.unstructure(table.clock)
+    return codec.pack([SCHEMA, table.game.rules_version, table.seq, last_hash, state, bots, clock])
 
 
 def decode(game: core.Game, started: core.GameStarted, raw: bytes | None) -> Snapshot | None:
@@ -43,11 +45,12 @@ def decode(game: core.Game, started: core.GameStarted, raw: bytes | None) -> Sna
     if raw is None:
         return None
     try:
-        schema, rules_version, seq, last_hash, state, bots = codec.unpack(raw)
+        schema, rules_version, seq, last_hash, state, bots, clock = codec.unpack(raw)
         if schema != SCHEMA or rules_version != game.rules_version or type(seq) is not int or seq < 1:
             return None
         state = codec.converter.structure(state, state_type(game, started.players, started.options))
-        return Snapshot(seq, last_hash, state, {int(seat): str(kind) for seat, kind in bots})
+        clock = None if clock is None else codec.converter.structure(clock, core.ClockSet)
+        return Snapshot(seq, last_hash, state, {int(seat): str(kind) for seat, kind in bots}, clock)
     except (DecodeError, ValueError, TypeError, KeyError, AttributeError, cattrs.errors.CattrsError):
         return None  # a bad cache entry is a miss
 

@@ -217,13 +217,14 @@ class Store:
         seed: int,
         envelopes: Sequence[bytes],
         status: Status | None = None,
+        clocked: bool = False,
     ) -> None:
         """Start a game's log with its opening events, its secret seed and its row; Conflict if the
-        id is taken."""
+        id is taken. `clocked`: the game has a deadline (the index lists it for recovery)."""
         fields = ["slug", slug, "players", players, "created", created_ms]
         fields += [] if status is None else status.fields()
         try:
-            index.listed(self.redis, game_id, created_ms, bots=status is not None and bool(status.bots))
+            index.listed(self.redis, game_id, created_ms, bots=status is not None and bool(status.bots), clocked=clocked)
             created = self._calls.script(
                 self._create, [keys.log(game_id), keys.seed(game_id), keys.meta(game_id)], [seed, len(fields), *fields, *envelopes]
             )
@@ -346,6 +347,12 @@ class Store:
     def bot_games(self) -> list[GameInfo]:
         """The running games with a bot seat (recovery looks for a bot to act in each)."""
         found = self.rows(index.members(self.redis, keys.BOT_GAMES))
+        index.ended(self.redis, [info.game_id for info in found if info.finished])
+        return [info for info in found if not info.finished]
+
+    def clocked_games(self) -> list[GameInfo]:
+        """The running games with a clock (recovery makes sure each has its deadline job)."""
+        found = self.rows(index.members(self.redis, keys.CLOCKED_GAMES))
         index.ended(self.redis, [info.game_id for info in found if info.finished])
         return [info for info in found if not info.finished]
 

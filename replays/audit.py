@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 import core
+from core.table import duration_text
+from events import clock as clocks
 from replays.log import BadLog, Log
 from replays.verify import FAIL, NOTE, OK, Report, Ruling, verify
 
@@ -35,6 +37,7 @@ def audit(log: Log, disputed: int | None = None, seed: int | None = None) -> tup
         *[f"- {line}" for line in report.lines()],
         "",
     ]
+    lines += _clock(log)
     if disputed is not None:
         lines += _disputed(log, report, log.check_seq(disputed))
     lines += ["## What happened", "", "| seq | time (UTC) | who | command | event | legal |", "|---:|---|---|---|---|---|"]
@@ -46,6 +49,47 @@ def audit(log: Log, disputed: int | None = None, seed: int | None = None) -> tup
         command = f"`{env.command}`" if env.command is not None else ""
         lines.append(f"| {seq} | {_time(env.time_ms)} | {who} | {command} | {_cell(_narrate(log, seq))} | {legal} |")
     return "\n".join(lines) + "\n", report
+
+
+def _clock(log: Log) -> list[str]:
+    """The clock's story: its settings, and each person's turn with its deadline (as the log had
+    it when the turn ended) and how it ended: moved in time, moved late, or timed out."""
+    try:
+        clock = clocks.Clock.read(log.envelopes)
+    except Exception:  # a forged clock event: the event table still lists what the log holds
+        return []
+    settings = clock.settings
+    if settings is None:
+        return []
+    lines = [
+        "## Clock",
+        "",
+        f"- deadline: {duration_text(settings.deadline_s)} a move; reminders: "
+        + (", ".join(duration_text(r) for r in settings.reminders_s) + " before" if settings.reminders_s else "none")
+        + f"; vacation: {settings.vacation_days} days a year per seat; autopilot after "
+        + (f"{settings.autopilot_after} timeouts in a row" if settings.autopilot_after else "no number of timeouts"),
+        f"- timeouts: {len(clock.timeouts)}" + ("" if not clock.timeouts else " (" + ", ".join(f"seat {seat} at seq {seq}" for seq, seat, _turn in clock.timeouts) + ")"),
+        "",
+        "| turn (seq) | seat | began (UTC) | due (UTC) | ended | how |",
+        "|---:|---|---|---|---|---|",
+    ]
+    bots = set()
+    timed_out = {(turn, seat) for _seq, seat, turn in clock.timeouts}
+    for first, _count in log.commands():
+        env = log.envelopes[first]
+        before = clocks.Clock.read(log.envelopes[:first])
+        bots = set(core.table.bot_seats(log.events[:first]))
+        if env.actor is None or env.actor in bots:
+            continue
+        due = before.due_ms(env.actor)
+        if (before.turn, env.actor) in timed_out:
+            how = "timed out: the autopilot moved"
+        elif due is None:
+            how = "moved while the clock was paused"
+        else:
+            how = "in time" if env.time_ms <= due else f"late by {duration_text(max(1, (env.time_ms - due) // 1000))}"
+        lines.append(f"| {before.turn} | seat {env.actor} | {_time(before.turn_started_ms)} | {_time(due) if due else 'paused'} | {_time(env.time_ms)} | {how} |")
+    return [*lines, ""]
 
 
 def _disputed(log: Log, report: Report, seq: int) -> list[str]:

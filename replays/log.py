@@ -20,6 +20,8 @@ from events.codec import DecodeError
 from events.envelope import GENESIS, Envelope, from_value
 from events.store import Store
 
+SHELL_KINDS = frozenset(cls.kind for cls in core.contract.SHELL_EVENTS)
+
 
 class BadLog(ValueError):
     """A log the replay tools cannot use; the text is one line: source, seq (when known), problem."""
@@ -109,8 +111,9 @@ class Log:
 
     def commands(self) -> list[tuple[int, int]]:
         """(first seq, count) of every command: a command's first envelope names its move; it
-        ends at the next command or at a seat handed over (a BotsSeated is nobody's move)."""
-        bounds = [env.seq for env in self.envelopes if env.command is not None or env.kind == core.BotsSeated.kind]
+        ends at the next command or at one of the shell's events (a seat handed over, the clock
+        paused, a turn timed out: nobody's move)."""
+        bounds = [env.seq for env in self.envelopes if env.command is not None or env.kind in SHELL_KINDS]
         pairs = zip(bounds, bounds[1:] + [len(self.envelopes)])
         return [(start, end - start) for start, end in pairs if self.envelopes[start].command is not None]
 

@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 
 import core
+from core.contract import SHELL_EVENTS
 from core.rng import Rng
 from core.table import Table
 from events import codec
@@ -129,8 +130,9 @@ def _seed(log: Log, secret: int | None) -> tuple[int | None, Finding]:
 
 def _opening(log: Log, seed: int | None) -> Finding:
     first_command = next((first for first, _count in log.commands()), len(log.events))
-    # BotsSeated says who is a program, not what the rules dealt: it is no part of the setup.
-    recorded = [e for e in log.events[1:first_command] if not isinstance(e, core.BotsSeated)]
+    # BotsSeated says who is a program and ClockSet what the clock is, not what the rules dealt:
+    # the shell's events are no part of the setup.
+    recorded = [e for e in log.events[1:first_command] if not isinstance(e, SHELL_EVENTS)]
     started = log.started
     if started.fixed_deal:
         return Finding(NOTE, "opening", f"seqs 1 to {first_command - 1} are a deal given at creation, not drawn from the seed")
@@ -143,7 +145,7 @@ def _opening(log: Log, seed: int | None) -> Finding:
         return Finding(FAIL, "opening", f"setup refuses this game's start: {error}", 0)
     mismatch = _mismatch(derived, recorded, 1)
     if mismatch is not None:  # name the seq in the log, not the index among the dealt events
-        seqs = [seq for seq in range(1, first_command) if not isinstance(log.events[seq], core.BotsSeated)]
+        seqs = [seq for seq in range(1, first_command) if not isinstance(log.events[seq], SHELL_EVENTS)]
         index, what = mismatch[0] - 1, mismatch[1]
         mismatch = (seqs[index] if index < len(seqs) else first_command, what)
     if mismatch is None:

@@ -18,7 +18,10 @@ import core
 from core import bounds
 from core.table import Table, bot_seats  # noqa: F401 (workers and their tests read bot_seats here)
 
-KINDS = ("random", "heuristic", "ismcts")
+KINDS = ("random", "heuristic", "ismcts", "autopilot")
+# The seat the clock hands over after timeouts in a row (events.clock.AUTOPILOT): played as the
+# heuristic bot; its own name tells the command path that the seat's player may take it back by
+# moving, where a seat the operator gave to a bot stays the bot's.
 DEFAULT_ISMCTS_ITERATIONS = 150  # about 0.1-0.5 s a move on this machine
 
 
@@ -98,7 +101,7 @@ def choose(kind: str, table: Table, seat: int, rng: random.Random) -> str:
         return legal[0]
     if spec.name == "random":
         return rng.choice(legal)
-    if spec.name == "heuristic":
+    if spec.name in ("heuristic", "autopilot"):
         return heuristics.choose(table.game.slug, table.view(seat), legal, rng)
     budget = ismcts.Budget(
         iterations=spec.iterations or (None if spec.seconds else DEFAULT_ISMCTS_ITERATIONS),

@@ -2,8 +2,11 @@
 
 `Dispatcher` is the hook events.commands.Games calls after every append (and after create): it
 enqueues an AI turn for each bot seat the game now waits for, a turn notification for each person's
-seat it waits for that has a channel (an e-mail address or a webhook, read from the seat store)
-and, when the game is over, its summary and the end notification of every seat with a channel. A job's id is built from (game, seq, seat), and rq's unique enqueue (one Lua script)
+seat it waits for that has a channel (an e-mail address or a webhook, read from the seat store), a
+look at the clock for each person it waits for in a game with a deadline (workers.deadlines.watch:
+it schedules the deadline and the reminders through rq's scheduler; a game without a deadline
+schedules nothing) and, when the game is over, its summary and the end notification of every seat
+with a channel. A job's id is built from (game, seq, seat), and rq's unique enqueue (one Lua script)
 refuses an id that exists, so each is queued once however often dispatch or recovery runs. Job
 arguments are ids only: never a card, never the seed. rq is imported on the first enqueue: a move
 in a game of people queues nothing, and every `pbm play` would pay for the import.
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container, Iterable, Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import attrs
@@ -45,6 +49,11 @@ class Work:
     args: tuple
     job_id: str
     retry_intervals: tuple[int, ...] = ()  # () : requeued at once, RETRIES times
+    at_ms: int | None = None  # run at this time (rq's scheduler), not now
+    # A finished job of this id has done its work (recovery does not queue it again): a look at the
+    # clock that ran has scheduled what the turn needs.
+    finished_is_done: bool = False
+
 
 def job_key(game_id: str) -> str:
     # rq job ids allow letters, digits, '_' and '-': other game ids go in hex.
@@ -63,10 +72,12 @@ def notify_job_id(game_id: str, seq: int, seat: int, kind: str) -> str:
     return f"pbm-notify-{kind}-{job_key(game_id)}-{seq}-{seat}"
 
 
-def notify_work(game_id: str, seq: int, seat: int, kind: str) -> Work:
-    """A notification job: ids and the kind only, never an address, a token or a card."""
-    args = (game_id, seat, kind, seq)
-    return Work(NOTIFY_QUEUE, NOTIFY_FUNCTION, args, notify_job_id(game_id, seq, seat, kind), NOTIFY_RETRY_INTERVALS_S)
+def notify_work(game_id: str, seq: int, seat: int, kind: str, note: str = "", tail: str = "") -> Work:
+    """A notification job: ids and the kind only, never an address, a token or a card; a clock's
+    notice adds its `note` (when the move is due), and `tail` tells apart two of one kind at one
+    seq (a turn's reminders)."""
+    args = (game_id, seat, kind, seq, note) if note else (game_id, seat, kind, seq)
+    return Work(NOTIFY_QUEUE, NOTIFY_FUNCTION, args, notify_job_id(game_id, seq, seat, kind) + tail, NOTIFY_RETRY_INTERVALS_S)
 
 
 def turn_command_id(seq: int, seat: int) -> str:
@@ -75,9 +86,23 @@ def turn_command_id(seq: int, seat: int) -> str:
     return f"bot:{seq}:{seat}"
 
 
+def watch_job_id(game_id: str, seq: int, seat: int) -> str:
+    return f"pbm-clock-{job_key(game_id)}-{seq}-{seat}"
+
+
+def deadline_job_id(game_id: str, turn: int, seat: int, due_ms: int) -> str:
+    """One per due time of a turn: every look at the clock that finds the same due time schedules
+    the same job, so however many looks there are, one job acts at each due time."""
+    return f"pbm-deadline-{job_key(game_id)}-{turn}-{seat}-{due_ms}"
+
+
+def reminder_job_id(game_id: str, turn: int, seat: int, before_s: int, due_ms: int) -> str:
+    return f"pbm-remind-{job_key(game_id)}-{turn}-{seat}-{before_s}-{due_ms}"
+
+
 def work_for(game_id: str, table: Table, reachable: Container[int] = ()) -> Iterator[Work]:
     """The jobs this state of the game calls for; `reachable`: the seats with a channel."""
-    return work_at(game_id, table.seq, table.to_act, table.bots, table.outcome is not None, reachable, table.players)
+    return work_at(game_id, table.seq, table.to_act, table.bots, table.outcome is not None, reachable, table.players, table.clock is not None)
 
 
 def work_at(
@@ -88,10 +113,12 @@ def work_at(
     over: bool,
     reachable: Container[int] = (),
     players: int = 0,
+    clocked: bool = False,
 ) -> Iterator[Work]:
     """The jobs a game at `seq` calls for (recovery knows these from the game's row). A person's
     seat in `reachable` is told of its turn; at the end every seat in `reachable` of the `players`
-    is told the result."""
+    is told the result. In a `clocked` game (one with a deadline) each person to act gets a look
+    at its clock."""
     if over:
         yield Work(ANALYTICS_QUEUE, "workers.jobs.summarize", (game_id,), summary_job_id(game_id))
         for seat in range(players):
@@ -101,8 +128,11 @@ def work_at(
     for seat in to_act:
         if seat in bots:
             yield Work(AI_QUEUE, "workers.jobs.take_turn", (game_id, seq, seat), turn_job_id(game_id, seq, seat))
-        elif seat in reachable:
-            yield notify_work(game_id, seq, seat, "turn")
+        else:
+            if seat in reachable:
+                yield notify_work(game_id, seq, seat, "turn")
+            if clocked:
+                yield Work(AI_QUEUE, "workers.deadlines.watch", (game_id, seat), watch_job_id(game_id, seq, seat), finished_is_done=True)
 
 
 def told_seats(table: Table) -> list[int]:
@@ -145,6 +175,8 @@ class Dispatcher:
 
         if work.queue not in self.queues:
             self.queues[work.queue] = Queue(work.queue, connection=self.connection)
+        if work.at_ms is not None:
+            return self._schedule(work)
         # rq's unique enqueue saves and queues the job at once in its own script; what it puts in
         # the pipeline it is given is only the queue's entry in rq's set of queues, the same every
         # time: sent once per process, it saves a round trip on every AI turn. Anything more in
@@ -167,6 +199,30 @@ class Dispatcher:
             if len(pipeline) > 1 or work.queue not in self.registered:
                 pipeline.execute()
                 self.registered.add(work.queue)
+        except DuplicateJobError:
+            return False
+        return True
+
+    def _schedule(self, work: Work) -> bool:
+        """Into rq's ScheduledJobRegistry (its unique schedule is one script too); a worker's
+        scheduler moves it to its queue at `work.at_ms`."""
+        from rq import Retry
+        from rq.exceptions import DuplicateJobError
+
+        # rq's registry holds whole seconds: rounded up, so a job never runs before its time.
+        when = datetime.fromtimestamp(-(-work.at_ms // 1000), UTC)
+        try:
+            self.queues[work.queue].enqueue_at(
+                when,
+                work.function,
+                *work.args,
+                job_id=work.job_id,
+                unique=True,
+                job_timeout=TURN_TIMEOUT_S,
+                result_ttl=RESULT_TTL_S,
+                failure_ttl=RESULT_TTL_S * 24,
+                retry=Retry(max=RETRIES),
+            )
         except DuplicateJobError:
             return False
         return True

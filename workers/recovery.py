@@ -1,6 +1,10 @@
 """Recovery: finds games that wait on work nobody will do, and queues it. Reads the index and the
 games' rows (events.store), not their logs; writes only rq jobs.
 
+Games with a deadline are candidates too (the index's clocked games): for each person the game waits
+on, the look at the clock dispatch queues (workers.deadlines.watch) must exist; a finished one has
+done its work, since it scheduled the deadline job, which rq's scheduler keeps in Redis.
+
 Work goes missing when a process dies between an append and its enqueue, a worker dies between
 its pop and the start of the job (the job stays "queued" but is in no queue), or a worker dies in
 the middle of a job (its job stays "started" for good). For every game still running with a bot
@@ -29,7 +33,7 @@ from rq.worker import Worker
 
 from events.commands import Games
 from events.store import GameInfo, Store
-from workers.dispatch import NOTIFY_FUNCTION, NOTIFY_QUEUE, Dispatcher, Work, notify_work, work_at, work_for
+from workers.dispatch import NOTIFY_FUNCTION, NOTIFY_QUEUE, Dispatcher, Work, notify_job_id, notify_work, work_at, work_for
 
 log = logging.getLogger("pbm.workers")
 WAITING = {JobStatus.DEFERRED, JobStatus.SCHEDULED}  # rq's registries run these later
@@ -45,9 +49,12 @@ def recover(connection: redis.Redis, queues: redis.Redis | None = None) -> list[
     queued = []
     # The index names the candidates (running games with a bot seat, finished games owed a
     # summary); each game's row, written with its events, says whether it waits on a job now.
-    for info in [*store.bot_games(), *store.owed_summaries()]:
+    clocked = store.clocked_games()
+    clocked_ids = {info.game_id for info in clocked}
+    candidates = {info.game_id: info for info in [*store.bot_games(), *clocked, *store.owed_summaries()]}
+    for info in candidates.values():
         try:
-            for work in work_of(games, info):
+            for work in work_of(games, info, info.game_id in clocked_ids):
                 if revive(dispatcher, work):
                     queued.append(work.job_id)
         except redis.ConnectionError:
@@ -75,17 +82,18 @@ def stranded_notifications(connection: redis.Redis) -> list[Work]:
             job = Job.fetch(job_id, connection=connection)
         except NoSuchJobError:
             continue
-        if job.func_name == NOTIFY_FUNCTION and len(job.args) == 4:
-            game_id, seat, kind, seq = job.args
-            found.append(notify_work(game_id, seq, seat, kind))
+        if job.func_name == NOTIFY_FUNCTION and len(job.args) in (4, 5):
+            game_id, seat, kind, seq, *note = job.args
+            tail = job_id[len(notify_job_id(game_id, seq, seat, kind)):]  # a reminder's own
+            found.append(notify_work(game_id, seq, seat, kind, *note, tail=tail))
     return found
 
 
-def work_of(games: Games, info: GameInfo) -> Iterator[Work]:
+def work_of(games: Games, info: GameInfo, clocked: bool = False) -> Iterator[Work]:
     status = info.status
     if status is None:  # a row that does not know (reindex raced a move): fold the log
         return work_for(info.game_id, games.table(info.game_id))
-    return work_at(info.game_id, info.length, status.to_act, status.bots, info.finished)
+    return work_at(info.game_id, info.length, status.to_act, status.bots, info.finished, clocked=clocked)
 
 
 def revive(dispatcher: Dispatcher, work: Work) -> bool:
@@ -118,6 +126,8 @@ def job_alive(connection: redis.Redis, work: Work) -> bool:
         return worker_alive(connection, Job.fetch(work.job_id, connection=connection).worker_name)
     if status == JobStatus.QUEUED:
         return in_queue
+    if status == JobStatus.FINISHED and work.finished_is_done:
+        return True
     return status in WAITING
 
 

@@ -16,17 +16,28 @@ intermediate list in the same transaction that marks it started. So a job is alw
 in the intermediate list, or started under a worker's name, and recovery can tell when it is lost.
 The short block also wakes an idle worker every second, so its maintenance (and recovery) runs on
 time instead of after rq's dequeue timeout (405 s by default).
+
+Scheduler: every worker runs rq's scheduler (RQScheduler: it moves the deadline and reminder jobs
+that are due from rq's ScheduledJobRegistry to their queues) in a thread of its own, driven by the
+scheduler's public methods, instead of rq's `work(with_scheduler=True)`, which forks it into a
+process of its own: a worker killed with SIGKILL left that process running for good, an orphan
+holding the scheduler's lock. A thread dies with its worker; rq's lock (61 s) then lapses and
+another worker's scheduler takes it within rq's fallback period (120 s), so a deadline is acted on
+at most about three minutes late after the worker that scheduled killed. One scheduler at a time
+holds the lock for a queue, whatever the number of workers.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from contextlib import contextmanager
 
 import redis
 from rq import Queue, SimpleWorker
 from rq.exceptions import StopRequested
+from rq.scheduler import RQScheduler
 from rq.utils import as_text
 
 import core
@@ -62,15 +73,66 @@ class ReliableQueue(Queue):
                 return job, queue
 
 
+SCHEDULER_INTERVAL_S = 1  # how often the scheduler moves due jobs to their queues
+
+
+class SchedulerThread(threading.Thread):
+    """rq's scheduler, run in a thread of the worker: acquire the queues' locks (or wait for them),
+    heartbeat, move due jobs; release the locks when the worker stops."""
+
+    def __init__(self, connection: redis.Redis, queue_names: list[str], burst: bool = False) -> None:
+        super().__init__(name="pbm-scheduler", daemon=True)
+        self.scheduler = RQScheduler(queue_names, connection=connection, interval=SCHEDULER_INTERVAL_S, logging_level="WARNING")
+        self.burst = burst
+        self.stopping = threading.Event()
+        self.failure: str | None = None
+
+    def run(self) -> None:
+        scheduler = self.scheduler
+        try:
+            scheduler.register_birth()
+            while True:
+                if scheduler.should_reacquire_locks:
+                    scheduler.acquire_locks()
+                scheduler.heartbeat()
+                if scheduler.acquired_locks:
+                    scheduler.enqueue_scheduled_jobs()
+                if self.burst or self.stopping.wait(SCHEDULER_INTERVAL_S):
+                    break
+        except redis.RedisError as error:  # the worker's own loop reports Redis going away
+            self.failure = explain(error)
+        finally:
+            try:
+                scheduler.release_locks()
+                scheduler.register_death()
+            except redis.RedisError:
+                pass
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.join(timeout=5)
+
+
 class PbmWorker(SimpleWorker):
     queue_class = ReliableQueue
     recovering = True
+    scheduling = True  # run rq's scheduler in a thread (the deadline and reminder jobs)
     redis_failure: str | None = None  # why rq's loop gave up, when Redis was the cause
     log_connection = None  # the log's client, when it is not rq's (events.server.connect_queues)
 
     def work(self, *args, **kwargs) -> bool:
-        with redis_errors_in_one_line(self):
-            return super().work(*args, **kwargs)
+        scheduler = None
+        if self.scheduling:
+            scheduler = SchedulerThread(self.connection, [queue.name for queue in self.queues], burst=bool(kwargs.get("burst")))
+            scheduler.start()
+            if scheduler.burst:
+                scheduler.join()  # due jobs are in their queues before a burst looks at them
+        try:
+            with redis_errors_in_one_line(self):
+                return super().work(*args, **kwargs)
+        finally:
+            if scheduler is not None:
+                scheduler.stop()
 
     # rq waits out a lost Redis only inside its dequeue loop; a connection lost in a step around it
     # (maintenance, the suspension check, marking the worker idle before it dequeues) ended the
@@ -133,7 +195,7 @@ def running_workers(connection) -> int:
     return len(SimpleWorker.all(connection=connection))
 
 
-def make_worker(connection, queues: tuple[str, ...] = QUEUES, recovering: bool = True, log=None) -> PbmWorker:
+def make_worker(connection, queues: tuple[str, ...] = QUEUES, recovering: bool = True, log=None, scheduling: bool = True) -> PbmWorker:
     """A worker on rq's `connection`; `log` is the log's client if it lives elsewhere."""
     warm_up()
     worker = PbmWorker(
@@ -142,6 +204,7 @@ def make_worker(connection, queues: tuple[str, ...] = QUEUES, recovering: bool =
         maintenance_interval=RECOVERY_INTERVAL_S,
     )
     worker.recovering = recovering
+    worker.scheduling = scheduling
     worker.log_connection = log
     return worker
 
@@ -177,6 +240,7 @@ def redis_errors_in_one_line(worker: PbmWorker):
 def warm_up() -> None:
     """Import the job functions and every game before the first job, not during it: on a busy
     machine that first turn (a restarted worker's, often an orphan's) took one to two seconds."""
+    import workers.deadlines  # noqa: F401
     import workers.jobs  # noqa: F401
 
     tuple(core.GAMES.values())  # each lookup imports its game's package

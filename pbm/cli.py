@@ -46,6 +46,7 @@ COMMANDS = {
     "serve": "pbm.serve_cli:serve",
     "invite": "pbm.seat_cli:invite",
     "seat": "pbm.seat_cli:seat",
+    "clock": "pbm.clock_cli:clock",
     "reindex": "pbm.reindex_cli:reindex",
     "mail-in": "pbm.mail_cli:mail_in",
     "mail-server": "pbm.mail_cli:mail_server",

@@ -100,6 +100,10 @@ def read_deal(path: str) -> dict[str, Any]:
 @click.option("--option", "-o", "option_pairs", multiple=True, metavar="NAME=VALUE", help="A game option.")
 @click.option("--bot", "bot_pairs", multiple=True, metavar="SEAT=KIND", help="A seat a bot plays: random, heuristic, ismcts[:ITERATIONS|:SECONDSs].")
 @click.option("--salt", "salts", multiple=True, metavar="TEXT", help="A player's salt, mixed with the seed into every deal.")
+@click.option("--deadline", metavar="DURATION", help="Each move's time: 5s, 90m, 48h, 2d (default: no clock). `pbm worker` acts on it.")
+@click.option("--reminders", metavar="DURATIONS", default="", help="Reminders before the deadline, e.g. 24h,2h.")
+@click.option("--vacation-days", type=int, default=0, show_default=True, help="Days a seat may stop its clock each year.")
+@click.option("--autopilot-after", type=int, default=3, show_default=True, help="Timeouts in a row before the autopilot plays the seat until its player moves (0: never).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def new(
     game: str,
@@ -109,20 +113,32 @@ def new(
     option_pairs: tuple[str, ...],
     bot_pairs: tuple[str, ...],
     salts: tuple[str, ...],
+    deadline: str | None,
+    reminders: str,
+    vacation_days: int,
+    autopilot_after: int,
     as_json: bool,
 ) -> None:
-    """Start a game; prints its id. Bot seats are played by `pbm worker`."""
+    """Start a game; prints its id. Bot seats (and deadlines) are played by `pbm worker`."""
     spec = core.get_game(game)
     options = parse_options(spec, option_pairs)
     deal = read_deal(deal_file) if deal_file else None
     bots = parse_seats(bot_pairs, players)
+    clock = None
+    if deadline is not None:
+        from events.clock import settings
+
+        clock = settings(deadline, reminders, vacation_days, autopilot_after)
+    elif reminders or vacation_days:
+        raise core.SetupError("--reminders and --vacation-days need a --deadline")
     games_ = open_games()
-    game_id = games_.create(game, players, seed=seed, deal=deal, options=options, bots=bots, salts=salts)
-    no_worker = bool(bots) and not workers_running(games_)
+    game_id = games_.create(game, players, seed=seed, deal=deal, options=options, bots=bots, salts=salts, clock=clock)
+    no_worker = (bool(bots) or clock is not None) and not workers_running(games_)
     if no_worker:
-        warn("no worker is running: the bots will not move until `pbm worker` runs")
+        warn("no worker is running: " + ("the bots will not move" if bots else "deadlines will pass unnoticed") + " until `pbm worker` runs")
     if as_json:
-        return emit_json({"game_id": game_id, "game": game, "players": players, "bots": {str(s): k for s, k in bots.items()}, "workers_running": not no_worker})
+        clock_json = None if clock is None else {"deadline_s": clock.deadline_s, "reminders_s": list(clock.reminders_s), "vacation_days": clock.vacation_days, "autopilot_after": clock.autopilot_after}
+        return emit_json({"game_id": game_id, "game": game, "players": players, "bots": {str(s): k for s, k in bots.items()}, "clock": clock_json, "workers_running": not no_worker})
     click.echo(game_id)
 
 

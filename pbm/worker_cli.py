@@ -32,11 +32,12 @@ from workers.dispatch import QUEUES
 @click.option("--no-recover", is_flag=True, help="Skip the start-up search for lost work.")
 @click.option("--verbose", "-v", is_flag=True, help="Log every job.")
 def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool) -> None:
-    """Run a worker: bot turns and game summaries, from rq queues in the same Redis as the games.
+    """Run a worker: bot turns, deadlines and game summaries, from rq queues in the same Redis as the games.
 
     It is rq's SimpleWorker (no fork per job: a bot turn is a few milliseconds, a fork per job
-    would cost more than the turn and drop the tables kept folded between turns). At start, and
-    every 10 seconds in one of the running workers, it queues any work a crash lost.
+    would cost more than the turn and drop the tables kept folded between turns), with rq's
+    scheduler in a thread (deadlines and reminders, docs/clocks.md). At start, and every 10
+    seconds in one of the running workers, it queues any work a crash lost.
     """
     from workers.worker import make_worker
 

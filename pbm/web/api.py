@@ -25,7 +25,9 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from pbm import turn_report
+import core
+from events import clock as clocks
+from pbm import clocks as seat_clocks, turn_report
 from pbm.web.auth import SeatAccess, bearer, me, mover_for, token_of
 from pbm.web.context import current
 from pbm.web.errors import ApiError
@@ -43,6 +45,10 @@ class Move(Strict):
     expected_seq: Annotated[int, Field(ge=0, le=10**9)] | None = None
 
 
+class Vacation(Strict):
+    days: Annotated[int, Field(ge=1, le=365)]
+
+
 def command_id(seat: int, idempotency_key: str | None) -> str | None:
     """The client's Idempotency-Key, kept to its seat: one seat cannot replay another's command."""
     if idempotency_key is None:
@@ -56,11 +62,22 @@ def seat_view(access: SeatAccess) -> dict[str, Any]:
     games = access.server.games
     table = games.table(access.game_id)
     envelopes = games.store.read(access.game_id)
+    clock = clocks.Clock.read(envelopes)
+    deadline = seat_clocks.deadline_of(table, clock)
     return {
         "game_id": access.game_id,
         "seat": access.seat,
         "view": table.view(access.seat),
         "report": turn_report.since_last_move(table, envelopes, access.seat),
+        # The due time (ISO 8601 UTC) of the turn in progress, null without a clock or while paused;
+        # whose it is and a line to read are in "clock".
+        "deadline": None if deadline is None else deadline["due"],
+        "clock": None if clock.settings is None else {
+            "deadline": deadline,
+            "paused": clock.paused_since_ms is not None,
+            "vacation_days_left": clock.vacation_left(access.seat, seat_clocks.now_ms()),
+            "on_vacation_until": clocks.iso(clock.on_vacation_until(access.seat, seat_clocks.now_ms())),
+        },
     }
 
 
@@ -110,17 +127,11 @@ def post_move(
 ) -> JSONResponse:
     access = mover_for(current(request), token_of(credentials))
     games, seat = access.server.games, access.seat
-    # Held at expected_seq, the table comes without a read (a newer log is learnt by a Conflict).
-    before = games.table_at(access.game_id, body.expected_seq)
-    # A seat handed to a bot is the bot's until the operator hands it back: its person's link
-    # still shows the game but plays no move (it would race the bot's job).
-    kind = before.bots.get(seat)
-    if kind is not None:
-        raise ApiError(409, f"seat {seat} is played by a bot ({kind}) now: ask the game's operator to hand it back")
-    submitted = games.submit(access.game_id, seat, body.move, command_id(seat, idempotency_key), body.expected_seq)
+    before, expected_seq = taken_back(access, body.expected_seq)
+    submitted = games.submit(access.game_id, seat, body.move, command_id(seat, idempotency_key), expected_seq)
     stop = submitted.seq + len(submitted.events)
     after = games.table_at(access.game_id, stop)  # this process folded its own append: no read
-    if submitted.duplicate or before.seq != submitted.seq:
+    if submitted.duplicate or before.seq != submitted.seq or before.seq != expected_seq:
         report = turn_report.lines_between(after, seat, submitted.seq, stop)
     else:  # only the new events are narrated, from the state before them
         report = turn_report.lines_after(before, after.events[submitted.seq : stop], seat)
@@ -129,3 +140,30 @@ def post_move(
 
 
 router.add_api_route("/moves", post_move, methods=["POST"], summary="Play a move for your seat", route_class_override=MoveRoute)
+
+
+def taken_back(access: SeatAccess, expected_seq: int | None) -> tuple[core.Table, int | None]:
+    """The table before a seat's move (held at `expected_seq`, it comes without a read: a newer
+    log is learnt by a Conflict) and the seq the move is then expected at.
+
+    A seat the clock handed to the autopilot (timeouts in a row) is its player's again when they
+    move: the hand-back is appended first, and the move expected right after it. A seat the
+    operator handed to a bot stays the bot's: its person's link still shows the game but plays no
+    move (it would race the bot's job)."""
+    games, seat = access.server.games, access.seat
+    before = games.table_at(access.game_id, expected_seq)
+    kind = before.bots.get(seat)
+    if kind == clocks.AUTOPILOT:
+        rest = {other: bot for other, bot in before.bots.items() if other != seat}
+        handed = games.seat_bots(access.game_id, rest, command_id=f"back:{before.seq}:{seat}")
+        if expected_seq is not None and handed.seq == expected_seq:
+            expected_seq = handed.seq + len(handed.events)
+        return before, expected_seq
+    if kind is not None:
+        raise ApiError(409, f"seat {seat} is played by a bot ({kind}) now: ask the game's operator to hand it back")
+    return before, expected_seq
+
+
+@router.post("/vacation", summary="Stop your seat's clock for some days, out of its yearly bank")
+def post_vacation(body: Vacation, access: SeatAccess = Depends(me)) -> dict[str, Any]:
+    return {"game_id": access.game_id, "seat": access.seat, "clock": seat_clocks.take_vacation(access.server.games, access.game_id, access.seat, body.days)}

@@ -1,6 +1,7 @@
-"""The operator's API (bearer PBM_ADMIN_TOKEN): create games, list them with whom each waits for
-and since when, one game's public view, its replay file, its verification, a seat's fresh link
-and a seat handed to a bot or back; and the spectators' view of a game its creator opened.
+"""The operator's API (bearer PBM_ADMIN_TOKEN): create games (with a clock, if asked), list them
+with whom each waits for, since when and until when, one game's public view and clock, its replay
+file, its verification, a seat's fresh link, a seat handed to a bot or back, and the clock paused,
+resumed or extended; and the spectators' view of a game its creator opened.
 
 Nothing here shows a seat's hidden cards, a token other than the one just issued, or personal data
 beyond seat names.
@@ -16,8 +17,11 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from core.table import Table
+from events import envelope, keys
+from events.codec import DecodeError
+from events import clock as clocks
 from events.commands import UnreadableGame
-from pbm import seating, turn_report
+from pbm import clocks as game_clocks, seating, turn_report
 from pbm.web.context import Server, current
 from pbm.web.auth import admin
 from pbm.web.errors import ApiError
@@ -49,8 +53,19 @@ class NewGame(Strict):
     options: dict[Annotated[str, Field(max_length=40)], StrictBool | StrictInt | StrictStr] | None = Field(None, max_length=20)
     seed: Annotated[int, Field(ge=0, lt=2**256)] | None = None
     spectators: bool = False  # anyone may watch the public view (GET /api/games/{id}/public)
-    # "deadline" (DESIGN.md, clocks) belongs to the clocks' issue: it is added here and answered
-    # in GET /api/me when clocks land.
+    # The clock (events.clock.settings): each move's time ("5s", "90m", "48h", "2d"), reminders
+    # before it ("24h,2h" or a list), vacation days per seat and year, timeouts in a row before
+    # the autopilot takes a seat (0: never). No deadline: no clock.
+    deadline: Annotated[str, Field(min_length=1, max_length=20)] | None = None
+    reminders: Annotated[str, Field(max_length=100)] | Annotated[list[Annotated[str, Field(max_length=20)]], Field(max_length=5)] = ""
+    vacation_days: Annotated[int, Field(ge=0, le=365)] = 0
+    autopilot_after: Annotated[int, Field(ge=0, le=100)] = 3
+
+
+class ClockChange(Strict):
+    action: Annotated[str, Field(pattern=r"^(pause|resume|extend)$")]
+    by: Annotated[str, Field(min_length=1, max_length=20)] | None = None  # extend: a duration
+    seat: Annotated[int, Field(ge=0, le=9999)] | None = None  # extend: only this seat's turn
 
 
 class Seating(Strict):
@@ -62,7 +77,12 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
     if len(body.seats) != body.players:
         raise ApiError(422, f"seats: {len(body.seats)} given for {body.players} players")
     bots = check_seats({seat: spec.bot for seat, spec in enumerate(body.seats) if spec.bot is not None})
-    game_id = server.games.create(body.game, body.players, seed=body.seed, options=body.options, bots=bots)
+    clock = None
+    if body.deadline is not None:
+        clock = clocks.settings(body.deadline, body.reminders, body.vacation_days, body.autopilot_after)
+    elif body.reminders or body.vacation_days:
+        raise ApiError(422, "reminders and vacation_days need a deadline")
+    game_id = server.games.create(body.game, body.players, seed=body.seed, options=body.options, bots=bots, clock=clock)
     if body.spectators:
         server.seats.open_to_spectators(game_id)
     answered = []
@@ -81,7 +101,7 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
         # The create dispatched before the seats had channels and tokens: now the first turn's
         # notification can be queued (job ids are unique, so nothing else is queued twice).
         server.games.dispatch(game_id, server.games.table(game_id))
-    return {"game_id": game_id, "game": body.game, "seats": answered}
+    return {"game_id": game_id, "game": body.game, "seats": answered, "clock": game_clocks.describe(server.games, game_id) if clock else None}
 
 
 def names(server: Server, game_id: str, players: int) -> list[str | None]:
@@ -110,9 +130,12 @@ def list_games(server: Server = Depends(admin)) -> dict[str, Any]:
     not a fold per game; only a row from before rows were kept is folded from its log."""
     infos = server.games.store.games()
     seat_names = server.seats.names([(info.game_id, info.players) for info in infos])
+    due = clocks_of(server, infos)
     rows = []
     for info in infos:
         listed = {"game_id": info.game_id, "game": info.slug, "players": info.players, "created_ms": info.created_ms}
+        if info.game_id in due:
+            listed["clock"] = due[info.game_id]
         game_names = seat_names[info.game_id]
         if info.status is not None:
             state = info.status
@@ -127,7 +150,28 @@ def list_games(server: Server = Depends(admin)) -> dict[str, Any]:
     return {"games": rows}
 
 
-@router.get("/{game_id}", summary="One game's public view, with its seats")
+def clocks_of(server: Server, infos: list) -> dict[str, dict[str, Any]]:
+    """The clock of each running game with one (the index's clocked games): its logs read in one
+    round trip, only for those."""
+    clocked = set(server.games.store.redis.zrange(keys.CLOCKED_GAMES, 0, -1))
+    running = [info for info in infos if info.game_id.encode() in clocked and info.status is not None and not info.finished]
+    if not running:
+        return {}
+    pipe = server.games.store.redis.pipeline(transaction=False)
+    for info in running:
+        pipe.xrange(keys.log(info.game_id))
+    found = {}
+    now = game_clocks.now_ms()
+    for info, entries in zip(running, pipe.execute()):
+        try:
+            clock = clocks.Clock.read([envelope.decode(fields[b"e"]) for _id, fields in entries])
+        except DecodeError:
+            continue  # an unreadable log is listed as such by its row's reader
+        found[info.game_id] = clock.describe(info.status.to_act, info.status.bots, now)
+    return found
+
+
+@router.get("/{game_id}", summary="One game's public view, with its seats and clock")
 def get_game(game_id: GameId, server: Server = Depends(admin)) -> dict[str, Any]:
     table = server.games.table(game_id)
     seat_names = names(server, game_id, table.players)
@@ -140,8 +184,22 @@ def get_game(game_id: GameId, server: Server = Depends(admin)) -> dict[str, Any]
     return {"game_id": game_id, "game": table.game.slug, "players": table.players} | status(server, game_id, table, seat_names) | {
         "seats": seats,
         "spectators": server.seats.spectators_allowed(game_id),
+        "clock": game_clocks.describe(server.games, game_id),
         "view": table.view(None),
     }
+
+
+@router.post("/{game_id}/clock", summary="Pause, resume or extend a game's clock")
+def change_clock(game_id: GameId, body: ClockChange, server: Server = Depends(admin)) -> dict[str, Any]:
+    if body.action == "extend":
+        if body.by is None:
+            raise ApiError(422, "by: extend takes a duration (e.g. \"12h\")")
+        described = game_clocks.extend(server.games, game_id, body.by, body.seat)
+    elif body.by is not None or body.seat is not None:
+        raise ApiError(422, f"{body.action} takes no 'by' or 'seat'")
+    else:
+        described = game_clocks.pause(server.games, game_id) if body.action == "pause" else game_clocks.resume(server.games, game_id)
+    return {"game_id": game_id, "clock": described}
 
 
 @router.get("/{game_id}/export", summary="The game's replay file (pbm replay import reads it)", response_class=Response)

@@ -27,7 +27,7 @@ import core
 from events import keys
 from events.store import Conflict
 from pbm import turn_report
-from pbm.web.api import command_id, seat_view
+from pbm.web.api import command_id, seat_view, taken_back
 from pbm.web.auth import NOT_A_SEAT, SeatAccess, mover_for, seat_for
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError
@@ -135,7 +135,7 @@ def page_html(access: SeatAccess, token: str, **said: str | None) -> str:
         base_path=f"/play/{token}",
         static=STATIC_PATH,
         csrf=csrf_token(server, token),
-        deadline=me.get("deadline"),
+        deadline=(me.get("clock") or {}).get("deadline"),
         notice=notice,
         refusal=(said["refused"] or "")[:300] or None,
         refused_move=(said["move"] or "")[:200] or None,
@@ -177,12 +177,13 @@ async def post_move(token: str, request: Request) -> Response:
     text = compose(fields)
     expected = first.get("expected_seq", "")
     try:
+        _before, expected_seq = taken_back(access, int(expected) if expected.isdigit() and len(expected) < 10 else None)
         submitted = server.games.submit(
             access.game_id,
             access.seat,
             text,
             command_id=command_id(access.seat, first.get("idempotency_key") or None),
-            expected_seq=int(expected) if expected.isdigit() else None,
+            expected_seq=expected_seq,
         )
     except Conflict:
         return answer(409, {"notice": "stale"}, NOTICES["stale"])

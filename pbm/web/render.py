@@ -38,7 +38,7 @@ def render_page(
     base_path: str,
     static: str,
     csrf: str,
-    deadline: str | None = None,
+    deadline: Mapping[str, Any] | None = None,  # pbm.clocks.deadline_of
     notice: str | None = None,
     refusal: str | None = None,
     refused_move: str | None = None,

@@ -100,6 +100,16 @@ def describe(games: Games, game_id: str, seats: list[int] | None = None) -> dict
     return clock.describe(table.to_act, table.bots, games.clock(), seats=seats)
 
 
+def take_back(games: Games, game_id: str, seat: int, before: core.Table) -> Any:
+    """A seat the clock handed to the autopilot is its player's again when they move: the
+    hand-back (a BotsSeated without it) is appended, and returned (None for any other seat).
+    Every front end calls this before it submits a seat's move."""
+    if before.bots.get(seat) != clocks.AUTOPILOT:
+        return None
+    rest = {other: bot for other, bot in before.bots.items() if other != seat}
+    return games.seat_bots(game_id, rest, command_id=f"back:{before.seq}:{seat}")
+
+
 def deadline_of(table: core.Table, clock: clocks.Clock) -> dict[str, Any] | None:
     """The deadline of the turn in progress, for GET /api/me and the seat's page: whose, when
     (ISO 8601 UTC; None while paused), how it reads, and the seat's vacation if it is away."""

@@ -30,7 +30,7 @@ from core.bounds import MAX_MOVE_CHARS
 from events.commands import CommandIdReused, Games, UnknownGame, UnreadableGame
 from events.seats import Seats, parse
 from events.store import NotPlayable
-from pbm import notify, outbox
+from pbm import clocks, notify, outbox
 
 MAX_MESSAGE_BYTES = 1_000_000  # a reply with its quoted turn mail is a few KB; an attachment is refused
 MAX_RECIPIENTS = 10
@@ -98,6 +98,7 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
     if move is None:
         return answer(games, game_id, seat, command_id, "refused", "no move found: write it alone on the first line", subject, in_reply_to)
     try:
+        clocks.take_back(games, game_id, seat, games.table(game_id))  # a seat the autopilot plays
         submitted = games.submit(game_id, seat, move, command_id=command_id)
     except (core.IllegalMove, CommandIdReused) as refusal:
         # The refusal quotes the move, which the log must not show: the answer alone carries it.

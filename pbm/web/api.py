@@ -152,13 +152,12 @@ def taken_back(access: SeatAccess, expected_seq: int | None) -> tuple[core.Table
     move (it would race the bot's job)."""
     games, seat = access.server.games, access.seat
     before = games.table_at(access.game_id, expected_seq)
-    kind = before.bots.get(seat)
-    if kind == clocks.AUTOPILOT:
-        rest = {other: bot for other, bot in before.bots.items() if other != seat}
-        handed = games.seat_bots(access.game_id, rest, command_id=f"back:{before.seq}:{seat}")
+    handed = seat_clocks.take_back(games, access.game_id, seat, before)
+    if handed is not None:
         if expected_seq is not None and handed.seq == expected_seq:
             expected_seq = handed.seq + len(handed.events)
         return before, expected_seq
+    kind = before.bots.get(seat)
     if kind is not None:
         raise ApiError(409, f"seat {seat} is played by a bot ({kind}) now: ask the game's operator to hand it back")
     return before, expected_seq

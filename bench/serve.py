@@ -11,7 +11,8 @@ game) and plays them move by move, one request in flight per client, over its ow
 connection (by default a lean HTTP/1.1 client on asyncio streams, so that the clients, which share
 the machine's cores with the server, cost it as little as can be; --client aiohttp for aiohttp's).
 The CPU each process used while the clients ran is printed per move: the server's, the clients'
-and Redis'. The in-process baseline is
+and Redis'; and, less blurred by the machine's load, the CPU per move of the app's own code: its
+ASGI app called directly, one request at a time, against Games.submit alone. The in-process baseline is
 one writer in a loop, the rate a single server process can reach without HTTP. Both sides append
 through the same command path with a dispatcher, as `pbm serve` does. Rounds alternate the two
 sides; best of each. On the embedded Redis by default; with REDIS_URL set, on that server.
@@ -159,6 +160,59 @@ async def through_http(url: str, games: Games, seats: Seats, scripts: dict[int, 
     return sum(map(len, scripts.values())) / elapsed, latencies, cpu
 
 
+def through_app(games: Games, seats: Seats, client, scripts: dict[int, list], tag: str) -> dict[str, float]:
+    """CPU per move (ms) of pbm's ASGI app called directly, one request at a time (no sockets, no
+    uvicorn, no other process): with every move on the event loop, with every move handed to the
+    thread pool (the two ways Pace chooses between), and of Games.submit alone for the same moves.
+    What the app's own code costs a move, which the machine's load blurs less than the figures
+    through sockets."""
+    from pbm.web import create_app  # the front end, as pbm serve builds it
+    from pbm.web.context import Pace
+
+    total = sum(map(len, scripts.values()))
+
+    async def post(app, body: bytes, token: str) -> None:
+        answer: list = []
+
+        async def receive():
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        async def send(message):
+            answer.append(message)
+
+        headers = [(b"authorization", b"Bearer " + token.encode()), (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http", "path": "/api/me/moves",
+                 "raw_path": b"/api/me/moves", "query_string": b"", "root_path": "", "headers": headers, "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80)}
+        await app(scope, receive, send)
+        if answer[0]["status"] != 200:
+            raise RuntimeError(f"move refused: {answer[0]['status']} {answer[1].get('body', b'')[:200]!r}")
+
+    def played(prefix: str, move) -> float:
+        ids = {seed: games.create(GAME, PLAYERS, seed=seed, game_id=f"bench-{tag}{prefix}-{seed}") for seed in scripts}
+        tokens = {(seed, seat): seats.issue(ids[seed], seat) for seed in scripts for seat in range(PLAYERS)}
+        start = os.times()
+        for step in range(max(len(s) for s in scripts.values())):
+            for seed, moves in scripts.items():
+                if step < len(moves):
+                    seat, text, seq = moves[step]
+                    move(ids[seed], tokens[seed, seat], seat, text, seq)
+        end = os.times()
+        return (end.user + end.system - start.user - start.system) / total * 1000
+
+    figures = {}
+    for way, prefix, limit_s in (("on the loop", "l", float("inf")), ("in the pool", "p", -1.0)):
+        app = create_app(client, games=games, moves_per_window=10**9)
+        app.state.pbm.move_pace = Pace(limit_s=limit_s)  # the one way, whatever the waits
+        loop = asyncio.new_event_loop()
+        try:
+            figures[way] = played(prefix, lambda _game, token, _seat, text, seq: loop.run_until_complete(
+                post(app, json.dumps({"move": text, "expected_seq": seq}).encode(), token)))
+        finally:
+            loop.close()
+    figures["Games.submit"] = played("s", lambda game, _token, seat, text, seq: games.submit(game, seat, text, expected_seq=seq))
+    return figures
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -233,6 +287,7 @@ def main() -> None:
         best: dict[str, tuple[float, list[float]]] = {}
         cpu_ms: dict[str, list[float]] = {"server": [], "clients": [], "redis": []}
         meter = partial(cpu_now, server.pid, client)
+        in_app: dict[str, list[float]] = {}
         try:
             for round_ in range(args.rounds):
                 runs = {
@@ -245,6 +300,8 @@ def main() -> None:
                         cpu_ms[who].append(seconds / total * 1000)
                     if name not in best or rate > best[name][0]:
                         best[name] = (rate, latencies)
+                for way, figure in through_app(games, seats, client, scripts, f"a{round_}").items():
+                    in_app.setdefault(way, []).append(figure)
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -253,6 +310,8 @@ def main() -> None:
         for name, (rate, latencies) in best.items():
             print(f"  {name:<11} {rate:8.0f} moves/s   p50 {percentile(latencies, 50):6.2f} ms   p99 {percentile(latencies, 99):6.2f} ms")
         print("  CPU per HTTP move (least of the rounds): " + ", ".join(f"{who} {min(figures):.3f} ms" for who, figures in cpu_ms.items()))
+        print("  CPU per move of the app called in process, one request at a time (least of the rounds): "
+              + ", ".join(f"{way} {min(figures):.3f} ms" for way, figures in in_app.items()))
         ratio = best["http"][0] / best["in process"][0]
         p99 = percentile(best["http"][1], 99)
         print(f"  http / in process: {ratio:.2f} (target >= 0.50: {'met' if ratio >= 0.5 else 'MISSED'}); "

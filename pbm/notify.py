@@ -6,12 +6,14 @@ and never puts another seat's hidden cards in a message (it renders only this se
 
 `notify_seat` is an rq job, named by its dotted path in workers/dispatch.py (workers must not
 import pbm; rq imports this module when the job runs). The send is recorded under (game, seq, seat,
-kind) right after it happens: a job run again (rq's retry, recovery after a worker died between the
-send and its acknowledgement) finds the record and sends nothing.
+kind, and the note's digest when it has one) right after it happens: a job run again (rq's retry,
+recovery after a worker died between the send and its acknowledgement) finds the record and sends
+nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Sequence
@@ -57,8 +59,11 @@ def notify_seat(game_id: str, seat: int, kind: str, seq: int, note: str = "") ->
     return tell(games_for(current_connection()), game_id, seat, kind, seq, note)
 
 
-def sent_field(seq: int, seat: int, kind: str) -> str:
-    return f"{seq}:{seat}:{kind}"
+def sent_field(seq: int, seat: int, kind: str, note: str = "") -> str:
+    """The record of one message. A note makes a message of its own (a turn's reminders a day and
+    two hours before its deadline are two sends); a job run again has the same note, and sends once."""
+    field = f"{seq}:{seat}:{kind}"
+    return f"{field}:{hashlib.sha256(note.encode()).hexdigest()[:12]}" if note else field
 
 
 def already_sent(games: Games, game_id: str, field: str) -> bool:
@@ -70,7 +75,7 @@ def record_sent(games: Games, game_id: str, field: str) -> None:
 
 
 def tell(games: Games, game_id: str, seat: int, kind: str, seq: int, note: str = "") -> bool:
-    field = sent_field(seq, seat, kind)
+    field = sent_field(seq, seat, kind, note)
     where = f"game {game_id} seat {seat} {kind} at {seq}"
     if already_sent(games, game_id, field):
         log.info("notify %s: sent before, not again", where)

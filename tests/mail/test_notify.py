@@ -60,6 +60,16 @@ def test_the_turn_mail_reaches_the_seat_once_with_its_report_hand_moves_link_and
     assert token not in worked.stderr.decode() and ANN not in worked.stderr.decode()
 
 
+def test_two_reminders_of_one_turn_are_two_mails_and_each_is_sent_once(dispatching: Games, smtp_sink, queue_client):
+    created = create(dispatching, people_and_bots({"email": ANN}))
+    work_in_process(queue_client, dispatching.store)
+    seq = dispatching.table(created["game_id"]).seq
+    for note in ("Your move is due in 24 hours.", "Your move is due in 2 hours.", "Your move is due in 2 hours."):
+        notify.tell(dispatching, created["game_id"], 0, "reminder", seq, note)
+    reminders = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Reminder")]
+    assert [mail.get_content().splitlines()[1] for mail in reminders] == ["Your move is due in 24 hours.", "Your move is due in 2 hours."]
+
+
 def test_a_stale_turn_or_a_seat_without_a_channel_sends_nothing(dispatching: Games, smtp_sink, cli_env):
     created = create(dispatching, [{"name": "Ann", "email": ANN}, {"name": "Bob"}, {"name": "Cy"}])
     game_id = created["game_id"]

@@ -40,6 +40,7 @@ RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "Envelope-To", "To", "Cc")
 # "On Tue, 1 Dec 2026, pbm <pbm@example.org> wrote:", possibly cut before "wrote:" by a mail
 # program's line wrapping (no game has a move starting with "On" followed by a date's digits).
 _ATTRIBUTION = re.compile(r"^(.*\b(wrote|writes|schrieb|a écrit)\s*:|on\s.*\d.*)$", re.IGNORECASE)
+_MESSAGE_ID = re.compile(r"<[!-;=?-~]{1,250}>")  # one <id@host>, quoted back in In-Reply-To
 _END_OF_REPLY = re.compile(r"^(-{2,}\s*(original message|forwarded message)|_{10,}|from:\s)", re.IGNORECASE)
 
 
@@ -69,13 +70,16 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
     Redis errors pass through: the message was not handled, and its sender should try again."""
     if len(raw) > MAX_MESSAGE_BYTES:
         return Received("dropped", f"the message is over {MAX_MESSAGE_BYTES:,} bytes")
-    try:
+    try:  # everything read from the headers, at once: the email package raises many kinds on bad ones
         message = email.message_from_bytes(raw, policy=email.policy.default)
         auto = str(message.get("Auto-Submitted", "no")).strip().lower()
         sender = parseaddr(str(message.get("From", "")))[1].lower()
-    except Exception as error:  # the email package raises many kinds on malformed headers
+        addresses = header_addresses(message)
+        subject = "".join(char for char in " ".join(str(message.get("Subject", "")).split()) if char.isprintable())[:200]
+        message_id = " ".join(str(message.get("Message-ID", "")).split())
+    except Exception as error:
         return Received("dropped", f"not a readable mail message ({type(error).__name__})")
-    token = seat_token([*recipients, *header_addresses(message)])
+    token = seat_token([*recipients, *addresses])
     if token is None:
         return Received("dropped", "no seat token in its recipient's address")
     seats = Seats(games.store.redis)
@@ -92,9 +96,8 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
         move = first_move_line(body_text(message))
     except Exception as error:  # a body in a charset or encoding Python cannot read
         return Received("dropped", f"its body cannot be read ({type(error).__name__})", game_id, seat)
-    command_id = mail_command_id(seat, message, raw)
-    subject = " ".join(str(message.get("Subject", "")).split())[:200]
-    in_reply_to = message.get("Message-ID")
+    command_id = mail_command_id(seat, message_id, raw)
+    in_reply_to = message_id if _MESSAGE_ID.fullmatch(message_id) else None
     if move is None:
         return answer(games, game_id, seat, command_id, "refused", "no move found: write it alone on the first line", subject, in_reply_to)
     try:
@@ -130,7 +133,6 @@ def answer(
     reach = Seats(games.store.redis).reach(game_id, seat)
     if not reach.get("email") and not reach.get("webhook"):
         return Received(status, reason + "; the seat has no channel to answer through", game_id, seat)
-    table = games.table(game_id)
     shown = "" if move is None else repr(move[:MAX_MOVE_CHARS])
     if status == "played":
         headline = f"Your move {shown} in {game_id} is played."
@@ -138,11 +140,12 @@ def answer(
     else:
         headline = f"Your mail to {game_id}, seat {seat}, was not played: {detail or reason}" + (f" (the move: {shown})" if shown else "")
         kind = "refused"
-    message = notify.compose(table, games.store.read(game_id), game_id, seat, "turn", token=reach.get("token"), headline=headline)
-    message["subject"] = subject if subject.lower().startswith("re:") else f"Re: {subject or game_id}"
-    message["in_reply_to"] = in_reply_to
-    message["payload"]["kind"] = kind
     try:
+        table = games.table(game_id)
+        message = notify.compose(table, games.store.read(game_id), game_id, seat, "turn", token=reach.get("token"), headline=headline)
+        message["subject"] = subject if subject.lower().startswith("re:") else f"Re: {subject or game_id}"
+        message["in_reply_to"] = in_reply_to
+        message["payload"]["kind"] = kind
         notify.deliver(reach, kind, message)
     except outbox.SendFailed as failed:
         return Received(status, f"{reason}; the answer was not sent ({failed})", game_id, seat)
@@ -150,11 +153,10 @@ def answer(
     return Received(status, reason, game_id, seat, answered=True)
 
 
-def mail_command_id(seat: int, message: EmailMessage, raw: bytes) -> str:
+def mail_command_id(seat: int, message_id: str, raw: bytes) -> str:
     """The command id of a mailed move: its Message-ID hashed (any length, any bytes), kept to
     its seat; a message without one is known by its bytes."""
-    message_id = " ".join(str(message.get("Message-ID", "")).split())
-    name = message_id.encode() if message_id else raw
+    name = message_id.encode("utf-8", "surrogateescape") if message_id else raw
     return f"mail:{seat}:{hashlib.sha256(name).hexdigest()[:32]}"
 
 

@@ -42,6 +42,9 @@ class MoveHandler:
         except redis.RedisError as error:
             log.error("mail-in: not handled, the sender will try again: %s", redis_server.explain(error))
             return "451 4.3.0 Try again later"
+        except Exception as error:  # a fault of pbm's own: one line (its type only: the message may name a token)
+            log.error("mail-in: not handled: pbm failed on it (%s)", type(error).__name__)
+            return "451 4.3.0 Try again later"
         (log.info if received.status == "played" else log.warning)("%s", received.line())
         return "250 OK"
 

@@ -135,3 +135,39 @@ def test_an_automatic_reply_is_never_answered(dispatching: Games, turn, smtp_sin
     received = mail_in.receive(dispatching, message.as_bytes())
     assert received.status == "dropped" and not received.answered
     assert answers(smtp_sink, game_id) == []
+
+
+def mutated(raw: bytes, data) -> bytes:
+    """`raw` cut, with bytes flipped, or with a line repeated: what a broken mail system makes of it."""
+    from hypothesis import strategies as st
+
+    cut = data.draw(st.integers(0, len(raw)))
+    flips = data.draw(st.lists(st.tuples(st.integers(0, max(0, len(raw) - 1)), st.integers(0, 255)), max_size=8))
+    out = bytearray(raw[: max(cut, len(raw) // 2)])
+    for at, value in flips:
+        if at < len(out):
+            out[at] = value
+    return bytes(out) + data.draw(st.binary(max_size=200))
+
+
+def test_no_mail_a_fuzzer_makes_raises_or_writes_to_the_log(dispatching: Games, turn, smtp_sink):
+    """Random bytes and real replies cut and flipped: each is played, refused or dropped, never an
+    exception (pbm mail-in would print a traceback); the log grows only by moves that were played."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    game_id = turn["game_id"]
+    real = reply(turn["mail"], "play 99Xx").as_bytes()
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(st.data())
+    def check(data) -> None:
+        raw = data.draw(st.one_of(st.binary(max_size=2000), st.just(real).map(lambda r: r)))
+        if data.draw(st.booleans()):
+            raw = mutated(raw, data)
+        length = dispatching.store.length(game_id)
+        received = mail_in.receive(dispatching, raw)
+        assert received.status in ("played", "refused", "dropped") and "\n" not in received.line()
+        assert dispatching.store.length(game_id) == length or received.status == "played"
+
+    check()

@@ -133,12 +133,12 @@ def remind(game_id: str, seat: int, turn: int, before_s: int) -> dict:
     if due - now > before_s * 1000 + 1000:  # the due time moved later: the look that saw it reminds
         return {"status": "moved", "due_ms": due}
     # pbm.notify sends a reminder about the game's seq as it is now (it checks the game is still
-    # there); the job id holds `before_s`, so each reminder of a turn is queued once.
-    notify(games.dispatch, game_id, seat, "reminder", table.seq, due_note(due, now), f"-{before_s}")
+    # there); its key holds `before_s`, so each reminder of a turn is queued and sent once.
+    notify(games.dispatch, game_id, seat, "reminder", table.seq, due_note(due, now), f"before-{before_s}")
     return {"status": "reminded", "due_ms": due}
 
 
-def notify(dispatcher, game_id: str, seat: int, kind: str, seq: int, note: str, tail: str = "") -> bool:
+def notify(dispatcher, game_id: str, seat: int, kind: str, seq: int, note: str, key: str = "") -> bool:
     """Queue pbm's notice to the seat (pbm.notify.notify_seat, named by workers.dispatch: once per
-    game, seq, seat and kind, and per reminder by `tail`)."""
-    return dispatcher.enqueue(notify_work(game_id, seq, seat, kind, note, tail))
+    game, seq, seat and kind, and per reminder by its `key`)."""
+    return dispatcher.enqueue(notify_work(game_id, seq, seat, kind, note, key))

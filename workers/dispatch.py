@@ -72,12 +72,13 @@ def notify_job_id(game_id: str, seq: int, seat: int, kind: str) -> str:
     return f"pbm-notify-{kind}-{job_key(game_id)}-{seq}-{seat}"
 
 
-def notify_work(game_id: str, seq: int, seat: int, kind: str, note: str = "", tail: str = "") -> Work:
+def notify_work(game_id: str, seq: int, seat: int, kind: str, note: str = "", key: str = "") -> Work:
     """A notification job: ids and the kind only, never an address, a token or a card; a clock's
-    notice adds its `note` (when the move is due), and `tail` tells apart two of one kind at one
-    seq (a turn's reminders)."""
+    notice adds its `note` (when the move is due: pbm.notify records a send by it too), and `key`
+    tells apart, in the job id, two of one kind at one seq (a turn's reminders)."""
     args = (game_id, seat, kind, seq, note) if note else (game_id, seat, kind, seq)
-    return Work(NOTIFY_QUEUE, NOTIFY_FUNCTION, args, notify_job_id(game_id, seq, seat, kind) + tail, NOTIFY_RETRY_INTERVALS_S)
+    job_id = notify_job_id(game_id, seq, seat, kind) + (f"-{key}" if key else "")
+    return Work(NOTIFY_QUEUE, NOTIFY_FUNCTION, args, job_id, NOTIFY_RETRY_INTERVALS_S)
 
 
 def turn_command_id(seq: int, seat: int) -> str:

@@ -83,9 +83,9 @@ def stranded_notifications(connection: redis.Redis) -> list[Work]:
         except NoSuchJobError:
             continue
         if job.func_name == NOTIFY_FUNCTION and len(job.args) in (4, 5):
-            game_id, seat, kind, seq, *note = job.args
-            tail = job_id[len(notify_job_id(game_id, seq, seat, kind)):]  # a reminder's own
-            found.append(notify_work(game_id, seq, seat, kind, *note, tail=tail))
+            game_id, seat, kind, seq, *note = job.args  # a clock's notice adds its note
+            key = job_id[len(notify_job_id(game_id, seq, seat, kind)) + 1 :]  # and its job id a key
+            found.append(notify_work(game_id, seq, seat, kind, *note, key=key))
     return found
 
 

@@ -74,6 +74,7 @@ class ReliableQueue(Queue):
 
 
 SCHEDULER_INTERVAL_S = 1  # how often the scheduler moves due jobs to their queues
+SCHEDULER_MAX_WAIT_S = 30  # the longest it waits between tries while Redis is unreachable
 
 
 class SchedulerThread(threading.Thread):
@@ -89,24 +90,31 @@ class SchedulerThread(threading.Thread):
 
     def run(self) -> None:
         scheduler = self.scheduler
-        try:
-            scheduler.register_birth()
-            while True:
+        born = False
+        wait = SCHEDULER_INTERVAL_S
+        while True:
+            try:
+                if not born:
+                    scheduler.register_birth()
+                    born = True
                 if scheduler.should_reacquire_locks:
                     scheduler.acquire_locks()
                 scheduler.heartbeat()
                 if scheduler.acquired_locks:
                     scheduler.enqueue_scheduled_jobs()
-                if self.burst or self.stopping.wait(SCHEDULER_INTERVAL_S):
-                    break
-        except redis.RedisError as error:  # the worker's own loop reports Redis going away
-            self.failure = explain(error)
-        finally:
-            try:
-                scheduler.release_locks()
-                scheduler.register_death()
-            except redis.RedisError:
-                pass
+                wait = SCHEDULER_INTERVAL_S
+            except redis.RedisError as error:
+                # A Redis gone away (a restart, a failover): the worker's own loop waits it out and
+                # says so; the scheduler waits too, backing off, and goes on where it was.
+                self.failure = explain(error)
+                wait = min(wait * 2, SCHEDULER_MAX_WAIT_S)
+            if self.burst or self.stopping.wait(wait):
+                break
+        try:
+            scheduler.release_locks()
+            scheduler.register_death()
+        except redis.RedisError:
+            pass
 
     def stop(self) -> None:
         self.stopping.set()

@@ -47,32 +47,40 @@ class Wall:
         return self.now
 
 
+def game_jobs(queue_client, game_id: str) -> list[str]:
+    """The rq job ids of a game, queued or scheduled, on the turn and notice queues."""
+    key = f"-{job_key(game_id)}-"
+    queues = [Queue(name, connection=queue_client) for name in (AI_QUEUE, NOTIFY_QUEUE)]
+    places = [*queues, *(ScheduledJobRegistry(queue=queue) for queue in queues)]
+    return [job_id for place in places for job_id in place.get_job_ids() if key in job_id]
+
+
+def drop_jobs(queue_client, game_id: str) -> None:
+    """Take a game's jobs off rq (queued or scheduled): no later test's worker acts on them (a
+    deadline job left scheduled would be moved to its queue by the next scheduler that runs)."""
+    registries = [ScheduledJobRegistry(name, connection=queue_client) for name in (AI_QUEUE, NOTIFY_QUEUE)]
+    for job_id in game_jobs(queue_client, game_id):
+        for registry in registries:
+            registry.remove(job_id)
+        try:
+            Job.fetch(job_id, connection=queue_client).delete()
+        except NoSuchJobError:
+            pass
+
+
 @pytest.fixture
 def jobs_of(queue_client, store: Store):
     """The rq job ids of a game (queued or scheduled); at the end, the test's games and their jobs
     are deleted, so no later worker acts on them."""
     made: set[str] = set()
-    queues = [Queue(name, connection=queue_client) for name in (AI_QUEUE, NOTIFY_QUEUE)]
-    registries = [ScheduledJobRegistry(queue=queue) for queue in queues]
-
-    def found(game_id: str) -> list[str]:
-        key = f"-{job_key(game_id)}-"
-        listed = [job_id for place in [*queues, *registries] for job_id in place.get_job_ids()]
-        return [job_id for job_id in listed if key in job_id]
 
     def ids(game_id: str) -> list[str]:
         made.add(game_id)
-        return found(game_id)
+        return game_jobs(queue_client, game_id)
 
     yield ids
     for game_id in made:
-        for job_id in found(game_id):
-            for registry in registries:
-                registry.remove(job_id)
-            try:
-                Job.fetch(job_id, connection=queue_client).delete()
-            except NoSuchJobError:
-                pass
+        drop_jobs(queue_client, game_id)
         store.delete(game_id)
 
 
@@ -217,6 +225,7 @@ def test_the_autopilot_moves_a_timed_out_seat_through_a_real_worker_and_its_play
         created = client.post("/api/games", json=body, headers=bearer(ADMIN))
         assert created.status_code == 201, created.text
         game_id = created.json()["game_id"]
+        jobs_of(game_id)  # its jobs and itself are dropped at the end, whatever happens
         tokens = {seat["seat"]: seat["token"] for seat in created.json()["seats"]}
         first = games.table(game_id).to_act[0]
         me = client.get("/api/me", headers=bearer(tokens[first])).json()
@@ -277,3 +286,47 @@ def test_the_autopilot_moves_a_timed_out_seat_through_a_real_worker_and_its_play
         said.close()
         assert "Traceback" not in (tmp_path / "worker.err").read_text()
         jobs_of(game_id)
+
+
+def test_the_scheduler_waits_out_a_lost_redis_and_goes_on() -> None:
+    """A worker outlives a Redis restart (tests/test_redis_failures.py); so must its scheduler,
+    or no deadline would act from that worker again."""
+    from datetime import UTC, datetime, timedelta
+
+    import redis
+
+    from tests.real_redis import REDIS_SERVER, redis_server
+    from workers.worker import SchedulerThread
+
+    with redis_server() as (url, admin):
+        port = admin.connection_pool.connection_kwargs["port"]
+        scheduler = SchedulerThread(redis.Redis.from_url(url), [AI_QUEUE])
+        scheduler.start()
+        wait_for(lambda: admin.exists(f"rq:scheduler-lock:{AI_QUEUE}"), "the scheduler's lock", 30)
+        admin.shutdown(nosave=True)
+        wait_for(lambda: scheduler.failure, "the scheduler to meet the lost Redis", 30)
+        assert scheduler.is_alive() and "cannot reach" in scheduler.failure
+        again = subprocess.Popen(
+            [REDIS_SERVER, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        try:
+            client = redis.Redis.from_url(url)
+            wait_for(lambda: _answers(client), "the restarted Redis", 30)
+            queue = Queue(AI_QUEUE, connection=client)
+            queue.enqueue_at(datetime.now(UTC) - timedelta(seconds=1), "workers.jobs.noop", job_id="due-after-restart")
+            wait_for(lambda: "due-after-restart" in queue.get_job_ids(), "the due job moved to its queue", 90)
+        finally:
+            scheduler.stop()
+            again.kill()
+            again.wait()
+        assert not scheduler.is_alive()
+
+
+def _answers(client) -> bool:
+    import redis
+
+    try:
+        return bool(client.ping())
+    except redis.ConnectionError:
+        return False

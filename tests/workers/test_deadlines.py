@@ -47,21 +47,25 @@ class Wall:
         return self.now
 
 
-def game_jobs(queue_client, game_id: str) -> list[str]:
-    """The rq job ids of a game, queued or scheduled, on the turn and notice queues."""
+def game_jobs(queue_client, game_id: str, popped: bool = False) -> list[str]:
+    """The rq job ids of a game, queued or scheduled (or `popped`: in an intermediate list, where a
+    worker stopped between its pop and the job leaves one), on the turn and notice queues."""
     key = f"-{job_key(game_id)}-"
     queues = [Queue(name, connection=queue_client) for name in (AI_QUEUE, NOTIFY_QUEUE)]
     places = [*queues, *(ScheduledJobRegistry(queue=queue) for queue in queues)]
-    return [job_id for place in places for job_id in place.get_job_ids() if key in job_id]
+    places += [queue.intermediate_queue for queue in queues] if popped else []
+    return sorted({job_id for place in places for job_id in place.get_job_ids() if key in job_id})
 
 
 def drop_jobs(queue_client, game_id: str) -> None:
-    """Take a game's jobs off rq (queued or scheduled): no later test's worker acts on them (a
-    deadline job left scheduled would be moved to its queue by the next scheduler that runs)."""
-    registries = [ScheduledJobRegistry(name, connection=queue_client) for name in (AI_QUEUE, NOTIFY_QUEUE)]
-    for job_id in game_jobs(queue_client, game_id):
-        for registry in registries:
-            registry.remove(job_id)
+    """Take a game's jobs off rq (queued, scheduled or popped): no later test's worker acts on them
+    (a deadline job left scheduled would be moved to its queue by the next scheduler that runs; a
+    popped one left in an intermediate list is another test's stale copy)."""
+    queues = [Queue(name, connection=queue_client) for name in (AI_QUEUE, NOTIFY_QUEUE)]
+    for job_id in game_jobs(queue_client, game_id, popped=True):
+        for queue in queues:
+            ScheduledJobRegistry(queue=queue).remove(job_id)
+            queue.intermediate_queue.remove(job_id)
         try:
             Job.fetch(job_id, connection=queue_client).delete()
         except NoSuchJobError:

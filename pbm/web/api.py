@@ -23,7 +23,6 @@ from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from starlette.concurrency import run_in_threadpool
 
 import core
 from events import clock as clocks
@@ -114,7 +113,7 @@ class MoveRoute(APIRoute):
             credentials = await bearer(request)
             pace = current(request).move_pace
             play = partial(endpoint, body, request, credentials, request.headers.get("idempotency-key"))
-            return pace.timed(play) if pace.on_loop() else await run_in_threadpool(play)
+            return pace.timed(play) if pace.on_loop() else await pace.in_pool(play)
 
         return handler
 

@@ -21,7 +21,7 @@ A game is `setup + decide + evolve` plus what a player needs to see (DESIGN.md, 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import attrs
@@ -187,6 +187,11 @@ class Game:
     cooperative: bool = False
     # option name -> what it does, one line for `pbm games` and `pbm rules` (every option has one)
     option_help: Mapping[str, str] = attrs.field(factory=dict)
+    # Optional: fold(state, events) -> state, evolve over a run of the game's own events at once (a
+    # replay, a cold read), equal to evolving them one by one (the conformance suite checks it). A
+    # game whose state is costly to rebuild per event keeps what changes in local variables and
+    # builds one state at the end. None: the table evolves event by event.
+    fold: Callable[[Any, Sequence[Any]], Any] | None = None
 
     def __attrs_post_init__(self) -> None:
         if set(self.option_help) != set(self.options):
@@ -205,7 +210,7 @@ CONTRACT_FUNCTIONS = (
 def game_from_rules(rules: Any, **facts: Any) -> Game:
     """The Game whose contract functions are the same-named functions of a game's rules module
     (every game package has one), with its facts (slug, title, players, ...) given here."""
-    return Game(**facts, **{name: getattr(rules, name) for name in CONTRACT_FUNCTIONS})
+    return Game(**facts, **{name: getattr(rules, name) for name in CONTRACT_FUNCTIONS}, fold=getattr(rules, "fold", None))
 
 
 def with_item(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

@@ -3,7 +3,7 @@ clock, randomness (it draws only from the seed it is given) or logging."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from core.contract import (
@@ -152,16 +152,21 @@ class Table:
     def extend(self, events: Iterable[Any]) -> None:
         """Apply events already decided (from the log); never validates the rules, but an event
         that does not fold (a forged log) raises BrokenLog and leaves the table as it was."""
-        state = self.state
         new = list(events)
-        index = 0
         try:
-            for index, event in enumerate(new):
-                state = apply(self.game, state, event)
+            state = fold(self.game, self.state, new)
         except SetupError:
             raise  # the options of a new table refused (a board that does not parse): say so as such
-        except Exception as error:  # whatever a forged event makes evolve trip over
-            raise BrokenLog(self.seq + index, new[index].kind, error) from None
+        except Exception:  # whatever a forged event makes evolve trip over: which one, event by event
+            state = self.state
+            index = 0
+            try:
+                for index, event in enumerate(new):
+                    state = apply(self.game, state, event)
+            except SetupError:
+                raise
+            except Exception as error:
+                raise BrokenLog(self.seq + index, new[index].kind, error) from None
         self.state = state
         self._note_bots(new)
         self.events.extend(new)
@@ -219,6 +224,27 @@ def bots_after(bots: Mapping[int, str], events: Iterable[Any]) -> dict[int, str]
         if isinstance(event, BotsSeated):
             found = dict(event.bots)
     return found
+
+
+def fold(game: Game, state: Any, events: Sequence[Any]) -> Any:
+    """The state after `events`: the lifecycle events applied here, the runs of the game's own
+    between them by its fold if it has one (else one by one, as `apply` does)."""
+    if game.fold is None:
+        for event in events:
+            state = apply(game, state, event)
+        return state
+    run: list[Any] = []
+    for event in events:
+        if isinstance(event, LIFECYCLE):
+            if run:
+                state, run = game.fold(state, run), []
+            state = apply(game, state, event)
+        else:
+            run.append(event)
+    return game.fold(state, run) if run else state
+
+
+LIFECYCLE = (GameStarted, SeedRevealed, BotsSeated)
 
 
 def apply(game: Game, state: Any, event: Any) -> Any:

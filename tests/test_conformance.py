@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import core
 from core.rng import Rng, seed_hex
-from core.table import Table
+from core.table import Table, apply, fold
 from events import codec, envelope
 
 EXAMPLES = int(os.environ.get("PBM_CONFORMANCE_EXAMPLES", "25"))
@@ -142,6 +142,7 @@ def test_random_playout(slug: str, players: int, seed: int, chooser: int) -> Non
     assert hidden_somewhere, "determinize never changed anything: the hiding test proved nothing"
     check_views_hide(table, pick)
     check_codec(table)
+    check_fold(table, pick)
     # Rebuilt from the stored bytes, the table must be the same to every reader, not merely equal
     # as objects (a str where an enum was compares equal but breaks a view).
     stored = [codec.decode_event(codec.encode_event(event)) for event in table.events]
@@ -150,6 +151,27 @@ def test_random_playout(slug: str, players: int, seed: int, chooser: int) -> Non
     for seat in [None, *range(players)]:
         assert replayed.view(seat) == table.view(seat)
         assert replayed.narrate(seat) == table.narrate(seat)
+
+
+def check_fold(table: Table, pick: Rng) -> None:
+    """A game's fold (evolve over many events at once) gives the state evolve gives event by
+    event, from any point, in runs of any length, also from a state decoded as a snapshot is."""
+    game = table.game
+    if game.fold is None:
+        return
+    states = [None]
+    for event in table.events:
+        states.append(apply(game, states[-1], event))
+    start = 1 + pick.below(len(table.events) - 1)  # after GameStarted: the fold continues a state
+    state = states[start]
+    if pick.below(2):  # a state read back from a snapshot holds equal, not identical, parts
+        state = codec.converter.structure(codec.converter.unstructure(state), type(state))
+    seq = start
+    while seq < len(table.events):
+        end = min(len(table.events), seq + 1 + pick.below(80))
+        state = fold(game, state, table.events[seq:end])
+        assert state == states[end], f"{game.slug}: the fold of events {seq}..{end - 1} differs from evolve's"
+        seq = end
 
 
 @pytest.mark.parametrize(("slug", "players"), GAME_COUNTS)
@@ -189,3 +211,23 @@ def test_setup_errors_are_clear(slug: str) -> None:
         core.new_table(slug, players=game.min_players, seed=1, options={"no-such-option": 1})
     with pytest.raises(core.SetupError):
         core.new_table(slug, players=game.min_players, seed=1, deal={"nonsense": []})
+
+
+def test_a_forged_event_is_named_by_its_seq_when_the_game_folds_many_at_once() -> None:
+    from core.games.holly_oak.events import CardPlayed, Season
+
+    table = core.new_table("holly-oak", players=4, seed=3)
+    for _ in range(30):
+        seat = table.to_act[0]
+        table.play(seat, table.legal_moves(seat)[0])
+    events = list(table.events)
+    forged = 17
+    events[forged] = CardPlayed(seat=9, card="7Su", season=Season.SUMMER)  # no seat 9: evolve trips
+    assert table.game.fold is not None
+    with pytest.raises(core.BrokenLog) as broken:
+        core.replay_table("holly-oak", events)
+    assert broken.value.seq == forged
+    before = core.replay_table("holly-oak", events[:forged])
+    with pytest.raises(core.BrokenLog):
+        before.extend(events[forged:])
+    assert before.seq == forged and before.state == core.replay_table("holly-oak", events[:forged]).state

@@ -376,16 +376,14 @@ def evolve(state: State, event: Any) -> State:
     # The two events of nearly every move build their State directly: attrs.evolve looks up the
     # class's fields on every call, which cost as much as the rest of the fold (bench/spine.py).
     if isinstance(event, CardPlayed):
-        card = card_of(event.card)
-        counts_in = event.season if card.season is None else card.season
-        hand = without(state.hands[event.seat], card)
+        hand, played = card_leaves(state.hands[event.seat], event)
         return State(
             players=state.players,
             round=state.round,
             hands=with_item(state.hands, event.seat, hand),
             season=event.season,
             leader=state.leader,
-            trick=(*state.trick, Played(event.seat, card, counts_in)),
+            trick=(*state.trick, played),
             tricks_won=state.tricks_won,
             kings_taken=state.kings_taken,
             scores=state.scores,
@@ -395,7 +393,7 @@ def evolve(state: State, event: Any) -> State:
         )
     if isinstance(event, TrickWon):
         seat = event.seat
-        kings = tuple(played.card for played in state.trick if is_king(played.card))
+        kings = kings_in(state.trick)
         return State(
             players=state.players,
             round=state.round,
@@ -433,6 +431,61 @@ def evolve(state: State, event: Any) -> State:
     if isinstance(event, GameEnded):
         return attrs.evolve(state, over=True, scores=event.scores, winners=event.winners)
     raise TypeError(f"holly-oak cannot apply {type(event).__name__}")
+
+
+def card_leaves(hand: tuple[Card, ...], event: CardPlayed) -> tuple[tuple[Card, ...], Played]:
+    """The hand without the card played, and the card as the trick holds it (Season Retreats
+    counts in the season it moved to)."""
+    card = card_of(event.card)
+    return without(hand, card), Played(event.seat, card, event.season if card.season is None else card.season)
+
+
+def kings_in(trick: Sequence[Played]) -> tuple[Card, ...]:
+    return tuple(played.card for played in trick if is_king(played.card))
+
+
+def fold(state: State, events: Sequence[Any]) -> State:
+    """evolve over many events (a replay, a cold read): the parts a card or a won trick changes
+    are kept in local variables and one State is built at the end, instead of one a card (most
+    of a replay's time went into building States). The other events go through evolve."""
+    hands, trick, season, leader = list(state.hands), list(state.trick), state.season, state.leader
+    tricks_won, kings_taken = list(state.tricks_won), list(state.kings_taken)
+    changed = False  # the locals hold events the state does not
+
+    def built() -> State:
+        return State(
+            players=state.players,
+            round=state.round,
+            hands=tuple(hands),
+            season=season,
+            leader=leader,
+            trick=tuple(trick),
+            tricks_won=tuple(tricks_won),
+            kings_taken=tuple(kings_taken),
+            scores=state.scores,
+            round_points=state.round_points,
+            over=state.over,
+            winners=state.winners,
+        )
+
+    for event in events:
+        if isinstance(event, CardPlayed):
+            hands[event.seat], played = card_leaves(hands[event.seat], event)
+            trick.append(played)
+            season = event.season
+            changed = True
+        elif isinstance(event, TrickWon):
+            seat = event.seat
+            kings_taken[seat] = kings_taken[seat] + kings_in(trick)
+            tricks_won[seat] += 1
+            leader, trick = seat, []
+            changed = True
+        else:
+            state = evolve(built() if changed else state, event)
+            hands, trick, season, leader = list(state.hands), list(state.trick), state.season, state.leader
+            tricks_won, kings_taken = list(state.tricks_won), list(state.kings_taken)
+            changed = False
+    return built() if changed else state
 
 
 # ---------------------------------------------------------------------------------------------

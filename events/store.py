@@ -258,19 +258,24 @@ class Store:
 
     def read_raw(self, game_id: str, start: int = 0, stop: int | None = None) -> list[tuple[int, bytes]]:
         """(seq, envelope bytes) from `start` to `stop` inclusive (None: to the end)."""
-        last = "+" if stop is None else keys.entry_id(stop)
-        if not self._calls.direct:
-            entries = self.redis.xrange(keys.log(game_id), keys.entry_id(start), last)
-            return [(keys.seq_of(entry_id), fields[b"e"]) for entry_id, fields in entries]
-        # The raw reply: [[entry id, [field, value, ...]], ...], without redis-py's dict per entry.
-        entries = self._calls.command(("XRANGE", keys.log(game_id), keys.entry_id(start), last))
-        return [(keys.seq_of(entry_id), _envelope_field(fields)) for entry_id, fields in entries]
+        return [(keys.seq_of(entry_id), raw) for entry_id, raw in self._entries(game_id, start, stop)]
 
     def read(self, game_id: str, start: int = 0, stop: int | None = None) -> list[Envelope]:
         # Imported here: the codec brings cattrs and the rules, which `pbm list` (rows only) never needs.
         from events.envelope import decode
 
-        return [decode(raw) for _seq, raw in self.read_raw(game_id, start, stop)]
+        # The envelope holds its seq: the entry ids are not parsed (a replay reads every event so).
+        return [decode(raw) for _entry_id, raw in self._entries(game_id, start, stop)]
+
+    def _entries(self, game_id: str, start: int, stop: int | None) -> list[tuple[bytes, bytes]]:
+        """(entry id, envelope bytes) of the log's entries from `start` to `stop` inclusive."""
+        last = "+" if stop is None else keys.entry_id(stop)
+        if not self._calls.direct:
+            entries = self.redis.xrange(keys.log(game_id), keys.entry_id(start), last)
+            return [(entry_id, fields[b"e"]) for entry_id, fields in entries]
+        # The raw reply: [[entry id, [field, value, ...]], ...], without redis-py's dict per entry.
+        entries = self._calls.command(("XRANGE", keys.log(game_id), keys.entry_id(start), last))
+        return [(entry_id, _envelope_field(fields)) for entry_id, fields in entries]
 
     def unverified(self, game_id: str) -> str | None:
         """Why the game's imported log failed verification, if it was imported unverified."""

@@ -112,7 +112,7 @@ converter.register_unstructure_hook(
 # The converter's hook for each class, looked up once (the converter's own dispatch costs as much
 # as structuring a small event): the hooks are all registered above, at import.
 _UNSTRUCTURE: dict[type, Any] = {}
-_STRUCTURE: dict[type, Any] = {}
+_STRUCTURE: dict[str, tuple[type, Any]] = {}  # by kind: the class and its hook
 
 
 def unstructure(event: Any) -> tuple[str, dict[str, Any]]:
@@ -126,12 +126,13 @@ def unstructure(event: Any) -> tuple[str, dict[str, Any]]:
 
 def structure(kind: str, data: Any) -> Any:
     """The event for stored (kind, data); DecodeError on an unknown kind or field."""
-    cls = event_class(kind)
-    if cls is None:
-        raise DecodeError(f"unknown event kind {kind!r}")
-    hook = _STRUCTURE.get(cls)
-    if hook is None:
-        hook = _STRUCTURE[cls] = converter.get_structure_hook(cls)
+    found = _STRUCTURE.get(kind)
+    if found is None:
+        cls = event_class(kind)
+        if cls is None:
+            raise DecodeError(f"unknown event kind {kind!r}")
+        found = _STRUCTURE[kind] = (cls, converter.get_structure_hook(cls))
+    cls, hook = found
     try:
         return hook(data, cls)
     except (cattrs.errors.CattrsError, TypeError, ValueError, KeyError, AttributeError) as error:

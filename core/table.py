@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from core.contract import (
+    LIFECYCLE_EVENTS,
     SHELL_EVENTS,
     BotsSeated,
     BrokenLog,
@@ -235,16 +236,13 @@ def fold(game: Game, state: Any, events: Sequence[Any]) -> Any:
         return state
     run: list[Any] = []
     for event in events:
-        if isinstance(event, LIFECYCLE):
+        if isinstance(event, LIFECYCLE_EVENTS):  # the table's own, as `apply` has them
             if run:
                 state, run = game.fold(state, run), []
             state = apply(game, state, event)
         else:
             run.append(event)
     return game.fold(state, run) if run else state
-
-
-LIFECYCLE = (GameStarted, SeedRevealed, BotsSeated)
 
 
 def apply(game: Game, state: Any, event: Any) -> Any:

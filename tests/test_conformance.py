@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import core
 from core.rng import Rng, seed_hex
+from core.contract import LIFECYCLE_EVENTS
 from core.table import Table, apply, fold
 from events import codec, envelope
 
@@ -231,3 +232,28 @@ def test_a_forged_event_is_named_by_its_seq_when_the_game_folds_many_at_once() -
     with pytest.raises(core.BrokenLog):
         before.extend(events[forged:])
     assert before.seq == forged and before.state == core.replay_table("holly-oak", events[:forged]).state
+
+
+def test_a_games_fold_is_given_only_its_own_events() -> None:
+    """The lifecycle events between a game's own are the table's (`apply` has them): a game's
+    fold never sees one, and the runs around them fold to the state evolve gives."""
+    import attrs
+
+    from core.table import replay_table
+
+    table = core.new_table("holly-oak", players=4, seed=8)
+    for _ in range(25):
+        seat = table.to_act[0]
+        table.play(seat, table.legal_moves(seat)[0])
+    events = list(table.events)
+    events[12:12] = [core.BotsSeated(bots=((1, "random"),))]
+    given = []
+
+    def recording_fold(state, run):
+        given.extend(run)
+        return table.game.fold(state, run)
+
+    replayed = replay_table(attrs.evolve(table.game, fold=recording_fold), events)
+    assert given and not any(isinstance(event, LIFECYCLE_EVENTS) for event in given)
+    assert len(given) == len(events) - sum(isinstance(event, LIFECYCLE_EVENTS) for event in events)
+    assert replayed.state == table.state and replayed.bots == {1: "random"}

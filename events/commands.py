@@ -26,7 +26,7 @@ from events.codec import DecodeError
 from events.envelope import Envelope
 from events.store import Conflict, Status, Store
 
-Dispatch = Callable[[str, Table], None]
+Dispatch = Callable[..., None]  # (game id, table[, reach=seats with a channel]) -> None
 RETRIES = 50
 LOCK_STRIPES = 64
 
@@ -294,7 +294,7 @@ class Games:
         self._remember(game_id, table, sealed[-1].hash)
         if table.seq // snapshots.EVERY > appended.first // snapshots.EVERY:
             self.store.save_snapshot(game_id, snapshots.encode(table, sealed[-1].hash))
-        self._dispatch(game_id, table)
+        self._dispatch(game_id, table, appended.reach)
         return Submitted(appended.first, sealed, duplicate=False)
 
     def reindex(self) -> tuple[int, list[tuple[str, str]]]:
@@ -448,9 +448,13 @@ class Games:
             except KeyError:  # another thread emptied it first
                 break
 
-    def _dispatch(self, game_id: str, table: Table) -> None:
-        if self.dispatch is not None:
+    def _dispatch(self, game_id: str, table: Table, reach: tuple[int, ...] | None = None) -> None:
+        if self.dispatch is None:
+            return
+        if reach is None:
             self.dispatch(game_id, table)
+        else:  # the seats with a channel, as the append's own script read them from the row
+            self.dispatch(game_id, table, reach=reach)
 
 
 def check_holds_together(table: Table) -> None:

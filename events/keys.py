@@ -34,7 +34,8 @@ def meta(game_id: str) -> str:
     """Hash: the game's row, what `pbm list` and recovery read instead of the log: slug, players,
     created (ms) and bots (seats, comma-separated), set once; seq (the log's length), to_act (seats),
     outcome (JSON, '' while running) and since (ms of the last append), written by the same script
-    as the events."""
+    as the events; reach (the seats with an e-mail address or a webhook), kept by the seat store and
+    answered by the append script, so the dispatcher knows whom to notify without a read."""
     return f"{PREFIX}:{{{game_id}}}:meta"
 
 

@@ -65,6 +65,23 @@ def nonce_field(seat: int) -> str:
     return f"{seat}:nonce"
 
 
+# KEYS: the seat's contact hash, the game's row. ARGV: seat. The seat joins or leaves the row's
+# `reach` (comma-separated seats) as it has a channel or not; a game with no row is left alone.
+_REACH = """
+if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
+local seat = ARGV[1]
+local reachable = redis.call('HEXISTS', KEYS[1], 'email') == 1 or redis.call('HEXISTS', KEYS[1], 'webhook') == 1
+local seats = {}
+for each in string.gmatch(redis.call('HGET', KEYS[2], 'reach') or '', '[^,]+') do
+  if each ~= seat then seats[#seats + 1] = each end
+end
+if reachable then seats[#seats + 1] = seat end
+table.sort(seats, function(a, b) return tonumber(a) < tonumber(b) end)
+redis.call('HSET', KEYS[2], 'reach', table.concat(seats, ','))
+return 1
+"""
+
+
 class SeatError(core.SetupError):
     """A seat store request that cannot be done (a game id a token cannot carry, a bad field)."""
 
@@ -96,6 +113,7 @@ class Seats:
     def __init__(self, client: redis.Redis, key: bytes | None = None) -> None:
         self.redis = client
         self._counted_lookup = client.register_script(_COUNTED_LOOKUP)
+        self._reach = client.register_script(_REACH)
         self._key = key
 
     @property
@@ -192,6 +210,8 @@ class Seats:
                 raise SeatError(f"{field}: up to 1000 printable characters")
         if fields:
             self.redis.hset(keys.contact(game_id, seat), mapping=fields)
+            if {"email", "webhook"} & fields.keys():
+                self._note_reach(game_id, seat)
 
     def contact(self, game_id: str, seat: int) -> dict[str, str]:
         """The seat's personal data: only the fields that are set."""
@@ -243,3 +263,9 @@ class Seats:
             self.redis.hdel(keys.contact(game_id, seat), *fields)
         else:
             self.redis.delete(keys.contact(game_id, seat))
+        self._note_reach(game_id, seat)
+
+    def _note_reach(self, game_id: str, seat: int) -> None:
+        """Keep the game's row's `reach` (the seats with a channel) in step with this seat's
+        contact: the append script hands it to the dispatcher, which then reads no channel."""
+        self._reach(keys=[keys.contact(game_id, seat), keys.meta(game_id)], args=[seat])

@@ -54,7 +54,7 @@ end
 if fields > 0 then
   redis.call('HSET', KEYS[4], 'seq', first + count, unpack(ARGV, 4, 3 + fields))
 end
-return {0, first + count}
+return {0, first + count, redis.call('HGET', KEYS[4], 'reach')}
 """
 
 # KEYS: log, seed, meta. ARGV: seed, n, then n row fields and values, then the opening envelopes.
@@ -104,6 +104,9 @@ class Appended:
     first: int
     count: int
     duplicate: bool  # True: the command id was seen before; these are the events it appended then
+    # The seats with a channel, as the row says (events.seats keeps it); None: the row does not say
+    # (a game from before rows kept it), and whoever needs it reads the seats' contacts.
+    reach: tuple[int, ...] | None = None
 
 
 @attrs.frozen
@@ -206,7 +209,9 @@ class Store:
             raise Conflict(game_id, expected_seq, reply[1])
         if reply[0] == 1:
             return Appended(reply[1], reply[2], duplicate=True)
-        return Appended(expected_seq, len(envelopes), duplicate=False)
+        # A row without `reach` answers nil, which ends Lua's reply list before it.
+        reach = seats(reply[2]) if len(reply) > 2 and isinstance(reply[2], bytes) else None
+        return Appended(expected_seq, len(envelopes), duplicate=False, reach=reach)
 
     def create(
         self,
@@ -221,7 +226,8 @@ class Store:
     ) -> None:
         """Start a game's log with its opening events, its secret seed and its row; Conflict if the
         id is taken. `clocked`: the game has a deadline (the index lists it for recovery)."""
-        fields = ["slug", slug, "players", players, "created", created_ms]
+        # A new game's seats have no channel yet: `reach` starts empty (the seat store adds to it).
+        fields = ["slug", slug, "players", players, "created", created_ms, "reach", ""]
         fields += [] if status is None else status.fields()
         try:
             index.listed(self.redis, game_id, created_ms, bots=status is not None and bool(status.bots), clocked=clocked)

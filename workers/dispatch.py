@@ -156,10 +156,17 @@ class Dispatcher:
         self.queues: dict[str, Any] = {}  # name -> rq Queue, made on first use
         self.registered: set[str] = set()  # queues this process has listed in rq's set of queues
 
-    def __call__(self, game_id: str, table: Table) -> None:
-        # Only a state that waits on a person (or is over) costs the read of their channels.
+    def __call__(self, game_id: str, table: Table, reach: Iterable[int] | None = None) -> None:
+        """`reach`: the seats with a channel, when the caller knows them (Games hands on what its
+        append script read from the game's row); else they are read, only in a state that waits
+        on a person or is over."""
         candidates = told_seats(table)
-        reachable = self.seats.reachable(game_id, candidates) if candidates else set()
+        if not candidates:
+            reachable: set[int] = set()
+        elif reach is not None:
+            reachable = set(reach) & set(candidates)
+        else:
+            reachable = self.seats.reachable(game_id, candidates)
         for work in work_for(game_id, table, reachable):
             self.enqueue(work)
 

@@ -151,3 +151,30 @@ def test_the_end_of_the_game_tells_every_seat_with_a_channel(dispatching: Games,
     assert "Your page:" not in ann_end.get_content()  # a bot's seat has no token: no link
     assert smtp_sink.to(ANN) == [ann_end]  # a bot's seat is never told of its turns
     assert Seats(dispatching.store.redis).contact(game_id, 1) == {"name": "Bob", "email": "bob@players.test"}
+
+
+def test_the_rows_reach_follows_the_channels_and_the_turn_mails_follow_it(dispatching: Games, smtp_sink, queue_client):
+    created = create(dispatching, people_and_bots({"email": ANN}))
+    game_id = created["game_id"]
+    seats, row = Seats(dispatching.store.redis), keys.meta(game_id)
+    assert dispatching.store.redis.hget(row, "reach") == b"0"
+    work_in_process(queue_client, dispatching.store)
+    assert len(smtp_sink.to(ANN)) == 1
+
+    def ann_moves() -> None:
+        table = dispatching.table(game_id)
+        dispatching.submit(game_id, 0, table.legal_moves(0)[0])
+        work_in_process(queue_client, dispatching.store)
+
+    seats.erase_contact(game_id, 0, "email")  # Ann wants no more mail
+    assert dispatching.store.redis.hget(row, "reach") == b""
+    ann_moves()
+    assert len(smtp_sink.to(ANN)) == 1
+    seats.set_contact(game_id, 0, email=ANN)
+    seats.set_contact(game_id, 2, webhook="http://127.0.0.1:9/never")  # a bot's seat: told at the end only
+    assert dispatching.store.redis.hget(row, "reach") == b"0,2"
+    ann_moves()
+    assert len(smtp_sink.to(ANN)) == 2
+    dispatching.store.redis.hdel(row, "reach")  # a row from before it was kept: the dispatcher reads the contacts
+    ann_moves()
+    assert len(smtp_sink.to(ANN)) == 3

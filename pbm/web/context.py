@@ -62,11 +62,14 @@ class Pace:
         try:
             return call(*args)
         finally:
-            waited = (time.perf_counter() - wall) - (time.thread_time() - cpu)
-            self.average_s = waited if self.probing else self.average_s + self.weight * (waited - self.average_s)
-            self.probing = False
-            if self.average_s > self.limit_s:
-                self.pooled = self.away
+            self.record((time.perf_counter() - wall) - (time.thread_time() - cpu))
+
+    def record(self, waited: float) -> None:
+        """A move on the loop waited `waited` seconds: where the next ones run follows."""
+        self.average_s = waited if self.probing else self.average_s + self.weight * (waited - self.average_s)
+        self.probing = False
+        if self.average_s > self.limit_s:
+            self.pooled = self.away
 
 
 @attrs.define

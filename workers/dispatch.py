@@ -22,7 +22,10 @@ from typing import Any
 import attrs
 import redis
 
+from core.contract import CLOCK_EVENTS, ClockSet
 from core.table import Table
+
+CLOCK_CHANGES = tuple(cls for cls in CLOCK_EVENTS if cls is not ClockSet)
 from events.seats import Seats
 
 AI_QUEUE = "pbm-ai"
@@ -102,7 +105,11 @@ def reminder_job_id(game_id: str, turn: int, seat: int, before_s: int, due_ms: i
 
 
 def work_for(game_id: str, table: Table, reachable: Container[int] = ()) -> Iterator[Work]:
-    """The jobs this state of the game calls for; `reachable`: the seats with a channel."""
+    """The jobs this state of the game calls for; `reachable`: the seats with a channel. A pause,
+    a resume, an extension, a vacation or a timeout begins no turn: no turn notice follows one
+    (the seat was told when its turn began; the clock's own notices say the rest)."""
+    if table.outcome is None and table.seq and isinstance(table.events[-1], CLOCK_CHANGES):
+        reachable = ()
     return work_at(game_id, table.seq, table.to_act, table.bots, table.outcome is not None, reachable, table.players, table.clock is not None)
 
 

@@ -21,15 +21,19 @@ Scheduler: every worker runs rq's scheduler (RQScheduler: it moves the deadline 
 that are due from rq's ScheduledJobRegistry to their queues) in a thread of its own, driven by the
 scheduler's public methods, instead of rq's `work(with_scheduler=True)`, which forks it into a
 process of its own: a worker killed with SIGKILL left that process running for good, an orphan
-holding the scheduler's lock. A thread dies with its worker; rq's lock (61 s) then lapses and
-another worker's scheduler takes it within rq's fallback period (120 s), so a deadline is acted on
-at most about three minutes late after the worker that scheduled killed. One scheduler at a time
-holds the lock for a queue, whatever the number of workers.
+holding the scheduler's lock. A thread dies with its worker. The schedulers that do not hold a
+queue's lock try for it every 5 s (rq's own fallback waits 120 s), and free first a lock whose
+holder ran on this host in a process that is gone; a holder on another host loses its lock when
+rq's TTL (61 s) runs out. So a deadline is acted on within seconds of a killed worker on the
+same host, within about a minute on another. One scheduler at a time holds the lock for a queue,
+whatever the number of workers.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
 import time
 from contextlib import contextmanager
@@ -37,7 +41,9 @@ from contextlib import contextmanager
 import redis
 from rq import Queue, SimpleWorker
 from rq.exceptions import StopRequested
+from rq.exceptions import SchedulerNotFound
 from rq.scheduler import RQScheduler
+from rq.scripts import release_lock
 from rq.utils import as_text
 
 import core
@@ -75,6 +81,9 @@ class ReliableQueue(Queue):
 
 SCHEDULER_INTERVAL_S = 1  # how often the scheduler moves due jobs to their queues
 SCHEDULER_MAX_WAIT_S = 30  # the longest it waits between tries while Redis is unreachable
+# A scheduler without its locks tries for them this often (rq's own fallback waits 120 s), and
+# frees first a lock whose holder ran on this host and is gone (a worker killed with SIGKILL).
+SCHEDULER_LOCK_RETRY_S = 5
 
 
 class SchedulerThread(threading.Thread):
@@ -87,6 +96,8 @@ class SchedulerThread(threading.Thread):
         self.burst = burst
         self.stopping = threading.Event()
         self.failure: str | None = None
+        self._last_try = float("-inf")  # the first look frees a dead holder's lock at once
+        self.queue_names = set(queue_names)
 
     def run(self) -> None:
         scheduler = self.scheduler
@@ -97,7 +108,7 @@ class SchedulerThread(threading.Thread):
                 if not born:
                     scheduler.register_birth()
                     born = True
-                if scheduler.should_reacquire_locks:
+                if scheduler.should_reacquire_locks or self._retry_locks():
                     scheduler.acquire_locks()
                 scheduler.heartbeat()
                 if scheduler.acquired_locks:
@@ -116,9 +127,42 @@ class SchedulerThread(threading.Thread):
         except redis.RedisError:
             pass
 
+    def _retry_locks(self) -> bool:
+        """Whether to try for the locks now: some are another's, and the last try is old enough;
+        a lock held by a dead scheduler of this host is freed first."""
+        scheduler = self.scheduler
+        missing = self.queue_names - set(scheduler.acquired_locks)
+        if not missing or time.monotonic() - self._last_try < SCHEDULER_LOCK_RETRY_S:
+            return False
+        self._last_try = time.monotonic()
+        for name in missing:
+            key = RQScheduler.get_locking_key(name)
+            holder = scheduler.connection.get(key)
+            if holder is not None and holder.decode() != scheduler.name and scheduler_dead(scheduler.connection, holder.decode()):
+                release_lock(scheduler.connection, key, holder.decode())
+        return True
+
     def stop(self) -> None:
         self.stopping.set()
         self.join(timeout=5)
+
+
+def scheduler_dead(connection, name: str) -> bool:
+    """Whether the scheduler `name` (a lock's holder) is gone: its heartbeat expired, or it ran on
+    this host in a process that no longer exists."""
+    try:
+        other = RQScheduler.fetch(name, connection=connection)
+    except SchedulerNotFound:
+        return True
+    if other.hostname != socket.gethostname() or not other.pid:
+        return False
+    try:
+        os.kill(other.pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 class PbmWorker(SimpleWorker):

@@ -12,7 +12,10 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from events import clock as clocks
+from events import clock as clocks, keys
+from workers.dispatch import CLOCK_CHANGES
+
+CHANGES = {cls.kind for cls in CLOCK_CHANGES}
 from events.commands import Games
 from events.store import Store
 from pbm.web import create_app
@@ -53,6 +56,9 @@ def test_reminders_then_the_timeout_reach_the_seat_once_each(dispatching: Games,
     # first turn is counted (the worker went on to her next turn while the test watched).
     assert subjects[0].startswith("Your turn") and len([s for s in subjects[:first_timeout] if s.startswith("Reminder")]) == 2, subjects
     assert len(timeouts) == 1
+    # The timeout (the shell's event) began no turn: every turn mail was for a seq a move began.
+    turn_seqs = [int(field.split(b":")[0]) for field in store.redis.hkeys(keys.sent(game_id)) if field.endswith(b":0:turn")]
+    assert turn_seqs and all(store.read(game_id, seq - 1, seq - 1)[0].kind not in CHANGES for seq in turn_seqs), turn_seqs
     for mail in reminders[:2]:
         assert "your move is due" in mail.get_content()
     assert "your time ran out: the autopilot played" in timeouts[0].get_content()

@@ -100,11 +100,19 @@ def describe(games: Games, game_id: str, seats: list[int] | None = None) -> dict
     return clock.describe(table.to_act, table.bots, games.clock(), seats=seats)
 
 
+class PlayedByBot(core.IllegalMove):
+    """A person's move for a seat the operator handed to a bot: it would race the bot's job."""
+
+
 def take_back(games: Games, game_id: str, seat: int, before: core.Table) -> Any:
     """A seat the clock handed to the autopilot is its player's again when they move: the
-    hand-back (a BotsSeated without it) is appended, and returned (None for any other seat).
-    Every front end calls this before it submits a seat's move."""
-    if before.bots.get(seat) != clocks.AUTOPILOT:
+    hand-back (a BotsSeated without it) is appended, and returned (None for any other seat). A
+    seat the operator handed to a bot stays the bot's: PlayedByBot. Every front end calls this
+    before it submits a seat's move."""
+    kind = before.bots.get(seat)
+    if kind is not None and kind != clocks.AUTOPILOT:
+        raise PlayedByBot(f"seat {seat} is played by a bot ({kind}) now: ask the game's operator to hand it back")
+    if kind is None:
         return None
     rest = {other: bot for other, bot in before.bots.items() if other != seat}
     return games.seat_bots(game_id, rest, command_id=f"back:{before.seq}:{seat}")

@@ -28,7 +28,7 @@ import attrs
 import core
 from core.bounds import MAX_MOVE_CHARS
 from events.commands import CommandIdReused, Games, UnknownGame, UnreadableGame
-from events.seats import Seats, parse
+from events.seats import SeatError, Seats, parse
 from events.store import NotPlayable
 from pbm import clocks, notify, outbox
 
@@ -105,7 +105,12 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
         submitted = games.submit(game_id, seat, move, command_id=command_id)
     except (core.IllegalMove, CommandIdReused) as refusal:
         # The refusal quotes the move, which the log must not show: the answer alone carries it.
-        said = "the move was refused by the rules" if isinstance(refusal, core.IllegalMove) else "its Message-ID was used for another move"
+        if isinstance(refusal, CommandIdReused):  # an IllegalMove too: asked first
+            said = "its Message-ID was used for another move"
+        elif isinstance(refusal, clocks.PlayedByBot):
+            said = "a bot plays the seat now"
+        else:
+            said = "the move was refused by the rules"
         return answer(games, game_id, seat, command_id, "refused", said, subject, in_reply_to, move=move, detail=str(refusal))
     except (NotPlayable, UnknownGame, UnreadableGame) as error:
         return Received("dropped", f"the game cannot be played: {type(error).__name__}", game_id, seat)
@@ -130,7 +135,10 @@ def answer(
     field = f"answer:{command_id}"
     if notify.already_sent(games, game_id, field):
         return Received(status, reason + "; answered before", game_id, seat)
-    reach = Seats(games.store.redis).reach(game_id, seat)
+    try:
+        reach = Seats(games.store.redis).reach(game_id, seat)
+    except SeatError as error:  # this process's PBM_SECRET_KEY is not the server's
+        return Received(status, f"{reason}; the answer was not sent ({error})", game_id, seat)
     if not reach.get("email") and not reach.get("webhook"):
         return Received(status, reason + "; the seat has no channel to answer through", game_id, seat)
     shown = "" if move is None else repr(move[:MAX_MOVE_CHARS])

@@ -151,14 +151,12 @@ def taken_back(access: SeatAccess, expected_seq: int | None) -> tuple[core.Table
     move (it would race the bot's job)."""
     games, seat = access.server.games, access.seat
     before = games.table_at(access.game_id, expected_seq)
-    handed = seat_clocks.take_back(games, access.game_id, seat, before)
-    if handed is not None:
-        if expected_seq is not None and handed.seq == expected_seq:
-            expected_seq = handed.seq + len(handed.events)
-        return before, expected_seq
-    kind = before.bots.get(seat)
-    if kind is not None:
-        raise ApiError(409, f"seat {seat} is played by a bot ({kind}) now: ask the game's operator to hand it back")
+    try:
+        handed = seat_clocks.take_back(games, access.game_id, seat, before)
+    except seat_clocks.PlayedByBot as refusal:
+        raise ApiError(409, str(refusal)) from None
+    if handed is not None and expected_seq is not None and handed.seq == expected_seq:
+        expected_seq = handed.seq + len(handed.events)
     return before, expected_seq
 
 

@@ -111,6 +111,31 @@ def test_a_refused_move_is_answered_with_the_reason_and_the_moves(dispatching: G
     assert "99Xx" not in done.stderr.decode()  # a move's text is never logged
 
 
+def test_a_seat_the_operator_handed_to_a_bot_plays_no_mailed_move(dispatching: Games, turn, smtp_sink):
+    """As on the API and the page: the person's move would race the bot's job. (A seat the
+    autopilot took after timeouts is handed back instead: tests/mail/test_clock_mail.py.)"""
+    game_id = turn["game_id"]
+    move = dispatching.table(game_id).legal_moves(0)[0]
+    dispatching.seat_bots(game_id, {**dispatching.table(game_id).bots, 0: "heuristic"})
+    length = dispatching.store.length(game_id)
+    received = mail_in.receive(dispatching, reply(turn["mail"], move).as_bytes())
+    assert (received.status, received.answered) == ("refused", True), received.line()
+    assert received.reason == "a bot plays the seat now"
+    assert dispatching.store.length(game_id) == length
+    [answer] = answers(smtp_sink, game_id)
+    assert "seat 0 is played by a bot (heuristic) now" in answer.get_content()
+
+
+def test_a_mail_server_under_another_secret_key_plays_the_move_and_says_it_cannot_answer(dispatching: Games, turn, smtp_sink, monkeypatch):
+    game_id = turn["game_id"]
+    move = dispatching.table(game_id).legal_moves(0)[0]
+    monkeypatch.setenv("PBM_SECRET_KEY", "not the key the seat links were made under")
+    received = mail_in.receive(dispatching, reply(turn["mail"], move).as_bytes())
+    assert (received.status, received.answered) == ("played", False)
+    assert "the answer was not sent" in received.reason and "PBM_SECRET_KEY" in received.reason
+    assert turn["token"] not in received.line() and answers(smtp_sink, game_id) == []
+
+
 def test_a_reply_through_pbm_mail_server_plays_the_move(dispatching: Games, turn, smtp_sink, cli_env):
     game_id = turn["game_id"]
     table = dispatching.table(game_id)

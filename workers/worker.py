@@ -40,8 +40,7 @@ from contextlib import contextmanager
 
 import redis
 from rq import Queue, SimpleWorker
-from rq.exceptions import StopRequested
-from rq.exceptions import SchedulerNotFound
+from rq.exceptions import SchedulerNotFound, StopRequested
 from rq.scheduler import RQScheduler
 from rq.scripts import release_lock
 from rq.utils import as_text

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import json
 import os
 import platform
@@ -29,7 +30,7 @@ import random
 import statistics
 import subprocess
 import sys
-import threading
+import tempfile
 import time
 from functools import partial
 from pathlib import Path
@@ -224,17 +225,24 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def start_server(redis_url: str) -> tuple[subprocess.Popen, str]:
+    """`pbm serve` on a free port, its output (the URL line, then the access log) to a file, as a
+    server's log goes to a file or the journal: read through a pipe by this process, every line
+    would wake a thread among the clients, costing them CPU the figures would blame on HTTP."""
     env = {**os.environ, "REDIS_URL": redis_url, "PBM_ADMIN_TOKEN": ADMIN, "PBM_MOVES_PER_10S": "1000000"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pbm", "serve", "--port", "0"], env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )
-    line = process.stdout.readline()
+    log = tempfile.NamedTemporaryFile("w+", prefix="pbm-bench-serve-", suffix=".log", delete=False)
+    process = subprocess.Popen([sys.executable, "-m", "pbm", "serve", "--port", "0"], env=env, stdout=log, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    with open(log.name) as reading:
+        while not (line := reading.readline()).endswith("\n"):
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                raise SystemExit(f"pbm serve did not start: {line!r}")
+            time.sleep(0.05)
+            reading.seek(0)
+    atexit.register(os.unlink, log.name)
     if not line.startswith("pbm serving on "):
         process.kill()
         raise SystemExit(f"pbm serve did not start: {line!r}")
-    # The access log goes on to stdout: read it away, or the server blocks on a full pipe.
-    threading.Thread(target=process.stdout.read, daemon=True).start()
     return process, line.split()[3]
 
 

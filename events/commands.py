@@ -24,6 +24,7 @@ from core.table import Table, bots_after
 from events import envelope, index, keys, snapshots
 from events.codec import DecodeError
 from events.envelope import Envelope
+from events.seats import TokenCheck
 from events.store import Conflict, Status, Store
 
 Dispatch = Callable[..., None]  # (game id, table[, reach=seats with a channel]) -> None
@@ -187,6 +188,7 @@ class Games:
         move: str,
         command_id: str | None = None,
         expected_seq: int | None = None,
+        check: TokenCheck | None = None,
     ) -> Submitted:
         """Play `move` for `seat`. IllegalMove if refused; Conflict if `expected_seq` is stale.
 
@@ -195,6 +197,10 @@ class Games:
         game parses alike) returns what it appended the first time; with another seat or move it
         raises CommandIdReused. This holds for every front end: the API's Idempotency-Key and a
         mail's Message-ID are command ids.
+
+        A seat token's `check` (events.seats) rides on the append, which runs it first: NotASeat
+        or OverAllowance, with nothing appended, if it refuses. A call that ends without an
+        append leaves it not done, for the caller to run before answering.
         """
         check_command_id(command_id)
         conflict = None
@@ -210,7 +216,7 @@ class Games:
                 # moved on): its answer is what it appended the first time.
                 return self._same_command(table, seat, move, command_id, self._done_or_raise(game_id, command_id, refusal))
             try:
-                written = self._write(game_id, table, last_hash, new_events, state, seat, move, command_id)
+                written = self._write(game_id, table, last_hash, new_events, state, seat, move, command_id, check)
             except Conflict as lost:
                 if expected_seq is not None:
                     raise
@@ -270,19 +276,23 @@ class Games:
                 conflict = lost
         raise conflict
 
-    def _write(self, game_id, table, last_hash, new_events, state, seat, move, command_id) -> Submitted:
+    def _write(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None) -> Submitted:
         """Append one command's events with the row they lead to; then keep the index, the table
         and its snapshot up to date, and dispatch. Conflict (nothing appended) if the log moved on."""
         sealed, raws = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id)
         status = status_of(table.game, state, bots_after(table.bots, new_events), sealed[0].time_ms)
         # The index is in other slots than the game: entries are added before the append and
         # removed after it, so a crash in between leaves one too many, which readers drop.
-        if status.outcome is not None:
+        ends = status.outcome is not None
+        seats_bots = bool(status.bots) and any(isinstance(event, core.BotsSeated) for event in new_events)
+        if check is not None and (ends or seats_bots):
+            check.run()  # first then: a refused seat token writes nothing, not even an index entry
+        if ends:
             index.ending(self.store.redis, game_id, status.since_ms)
-        elif status.bots and any(isinstance(event, core.BotsSeated) for event in new_events):
+        elif seats_bots:
             index.listed(self.store.redis, game_id, status.since_ms, bots=True)
         # The script itself recognises a known command id (HSETNX), also on a conflict.
-        appended = self.store.append(game_id, table.seq, raws, command_id, status)
+        appended = self.store.append(game_id, table.seq, raws, command_id, status, check)
         if appended.duplicate:
             return self._read_done(game_id, appended.first, appended.count)
         if status.outcome is not None:

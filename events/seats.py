@@ -28,12 +28,16 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from typing import Any
 
+import attrs
 import redis
 
 import core
 from events import keys, server
+from events.calls import Calls
 
 SECRET_LENGTH = 52  # an HMAC-SHA256 (32 bytes) in base32, unpadded
 _GAME_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,99}")
@@ -98,21 +102,69 @@ def parse(token: str) -> tuple[str, int] | None:
     return None if match is None else (match.group(1), int(match.group(2)))
 
 
-# A move's token check and its count in one command: the seat's stored hash, and the count of this
-# window's requests (the counter made to expire with its window). Both keys carry the game's hash
-# tag, so the script runs on a Cluster too. The hash is compared by the caller, in constant time.
-_COUNTED_LOOKUP = """
-local stored = redis.call('HGET', KEYS[1], ARGV[1])
-local count = redis.call('INCR', KEYS[2])
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-return {stored, count}
+# A seat token's check and its count against the seat's allowance: the seat's stored hash compared
+# with the token's, then the count of this window's requests (a counter made to expire with its
+# window), refused past the allowance. One Lua text, run alone (Seats.run) or at the head of the
+# move's own append (events/store.py), whichever comes first, so a move with a valid token costs
+# one round trip to Redis, not two. Its keys are the last two of KEYS and its arguments the last four
+# of ARGV: seat, the token's SHA-256 (hex), the counter's TTL, the allowance. Both keys carry the
+# game's hash tag, so it runs on a Cluster too. (Lua compares the two hashes as interned strings,
+# by reference, not byte by byte: a guess learns nothing from how long the comparison took.)
+CHECK_LUA = """
+local at = #ARGV - 3
+if redis.call('HGET', KEYS[#KEYS - 1], ARGV[at]) ~= ARGV[at + 1] then return {4} end
+local count = redis.call('INCR', KEYS[#KEYS])
+redis.call('EXPIRE', KEYS[#KEYS], ARGV[at + 2])
+if count > tonumber(ARGV[at + 3]) then return {5, count} end
 """
+NOT_A_SEAT, OVER_ALLOWANCE = 4, 5  # the codes of its refusals
+
+
+class NotASeat(Exception):
+    """A token that is malformed, unknown, replaced or of another game: all alike to its sender."""
+
+
+class OverAllowance(Exception):
+    """A valid token past its seat's allowance of requests in a window."""
+
+    def __init__(self, allowance: int, window_s: int) -> None:
+        super().__init__(f"at most {allowance} every {window_s} s")
+        self.allowance = allowance
+        self.window_s = window_s
+
+
+@attrs.define
+class TokenCheck:
+    """One request's check of a seat token (CHECK_LUA), to be run once before the request is
+    answered or anything is written: by the append of the move it carries, or alone (`run`) when
+    the request ends without an append (a refusal, a conflict, a repeated command)."""
+
+    game_id: str
+    seat: int
+    keys: tuple[str, str]
+    args: tuple[str, str, int, int]
+    script: Callable[[Sequence[str], Sequence[Any]], Any] = attrs.field(repr=False)  # runs CHECK_LUA alone
+    done: bool = False
+
+    def run(self) -> None:
+        """Run the check alone, unless it already ran: NotASeat or OverAllowance if it refuses."""
+        if not self.done:
+            self.settle(self.script(self.keys, self.args))
+
+    def settle(self, reply: Sequence[Any]) -> None:
+        """Take the reply of a script that ran the check: NotASeat or OverAllowance if it refused."""
+        self.done = True
+        if reply[0] == NOT_A_SEAT:
+            raise NotASeat()
+        if reply[0] == OVER_ALLOWANCE:
+            raise OverAllowance(int(self.args[3]), int(self.args[2]) // 2)
 
 
 class Seats:
     def __init__(self, client: redis.Redis, key: bytes | None = None) -> None:
         self.redis = client
-        self._counted_lookup = client.register_script(_COUNTED_LOOKUP)
+        self._calls = Calls(client)  # a move's token check is on its hot path, as its append is
+        self._check = client.register_script(CHECK_LUA + "return {0, count}")
         self._reach = client.register_script(_REACH)
         self._key = key
 
@@ -145,25 +197,20 @@ class Seats:
         stored = self.redis.hget(keys.seat_tokens(named[0]), str(named[1]))
         return named if self._matches(token, stored) else None
 
-    def resolve_counting(self, token: str, window_s: int) -> tuple[str, int, int] | None:
-        """As resolve, and counts this request against the token in a window of `window_s`
-        seconds, in the same round trip: (game id, seat, requests in this window) or None.
-
-        The counter is keyed by the token's hash, so requests with a forged token for a seat
-        never spend that seat's allowance.
-        """
-        named = parse(token)
+    def check(self, token: str | None, window_s: int, allowance: int) -> TokenCheck | None:
+        """The check of a request carrying `token` that counts against its seat's allowance of
+        `allowance` requests every `window_s` seconds; None for a malformed token (nothing to ask
+        Redis). The counter is keyed by the token's hash, so a seat's re-issued token starts
+        afresh, and the check refuses a token that does not match before counting anything."""
+        named = parse(token) if token else None
         if named is None:
             return None
         game_id, seat = named
         given = digest(token.strip().lower())
-        # One counter per fixed window (its number is in the key), so every EXPIRE may repeat.
-        window = int(time.time()) // window_s
+        window = int(time.time()) // window_s  # one counter per fixed window: every EXPIRE may repeat
         counter = keys.seat_rate(game_id, seat, given, window)
-        # One script rather than a pipeline of three commands: the same single round trip, at
-        # two thirds of the client's CPU (33 us down to 22 here).
-        stored, count = self._counted_lookup(keys=[keys.seat_tokens(game_id), counter], args=[str(seat), window_s * 2])
-        return (game_id, seat, count) if self._matches_digest(given, stored) else None
+        keys_ = (keys.seat_tokens(game_id), counter)
+        return TokenCheck(game_id, seat, keys_, (str(seat), given, window_s * 2, allowance), partial(self._calls.script, self._check))
 
     def revoke(self, game_id: str, seat: int) -> None:
         """The seat's token stops working and none replaces it (a seat handed to a bot)."""

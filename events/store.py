@@ -13,13 +13,16 @@ import redis
 
 from events import index, keys
 from events.calls import Calls
+from events.seats import CHECK_LUA, TokenCheck
 
 if TYPE_CHECKING:
     from events.envelope import Envelope
 
 # KEYS: log, commands, unverified, meta. ARGV: expected seq, command id ('' for none), n, then n
 # row fields and values (the state the events lead to, written beside them: never a row ahead of or
-# behind its log), then the envelopes' bytes.
+# behind its log), then the envelopes' bytes. A move that carries a seat token's check
+# (events.seats.TokenCheck) adds its two keys and its four arguments at the ends: it runs first,
+# and a refusal ({4} or {5, count}, events.seats.CHECK_LUA) appends nothing.
 # Returns {0, next seq} appended | {1, first, count} a known command id | {2, current seq} conflict
 # | {3} a game imported unverified, never played.
 # The success path costs four calls: XLEN, HSETNX (which is also the duplicate check), XADD, HSET.
@@ -27,11 +30,16 @@ if TYPE_CHECKING:
 # append sent again (redis-py resends a command whose reply a dropped connection lost): answered
 # as a known command, never as a conflict the caller would retry on the state it made itself.
 _APPEND = """
+local checked = 0
+if #KEYS == 6 then
+  -- the seat token's check
+  checked = 4
+end
 if redis.call('EXISTS', KEYS[3]) == 1 then return {3} end
 local first = redis.call('XLEN', KEYS[1])
 local command_id = ARGV[2]
 local fields = tonumber(ARGV[3])
-local count = #ARGV - 3 - fields
+local count = #ARGV - 3 - fields - checked
 if first ~= tonumber(ARGV[1]) then
   local done = command_id ~= '' and redis.call('HGET', KEYS[2], command_id)
   if done then
@@ -55,7 +63,7 @@ if fields > 0 then
   redis.call('HSET', KEYS[4], 'seq', first + count, unpack(ARGV, 4, 3 + fields))
 end
 return {0, first + count, redis.call('HGET', KEYS[4], 'reach')}
-"""
+""".replace("  -- the seat token's check\n", CHECK_LUA)
 
 # KEYS: log, seed, meta. ARGV: seed, n, then n row fields and values, then the opening envelopes.
 # A log that starts with these very bytes and seed is this create sent again after a lost reply: done.
@@ -192,17 +200,22 @@ class Store:
         envelopes: Sequence[bytes],
         command_id: str | None = None,
         status: Status | None = None,
+        check: TokenCheck | None = None,
     ) -> Appended:
         """Append all or nothing at `expected_seq`, with the game's new `status` in its row; a known
-        command id appends nothing again."""
+        command id appends nothing again. With a seat token's `check`, the check runs first, in the
+        same script (NotASeat or OverAllowance, and nothing appended, if it refuses)."""
         if not envelopes:
             raise ValueError("nothing to append")
         fields = [] if status is None else status.fields()
+        check = None if check is None or check.done else check  # a check runs once
         reply = self._calls.script(
             self._append,
-            [keys.log(game_id), keys.commands(game_id), keys.unverified(game_id), keys.meta(game_id)],
-            [expected_seq, command_id or "", len(fields), *fields, *envelopes],
+            [keys.log(game_id), keys.commands(game_id), keys.unverified(game_id), keys.meta(game_id), *(check.keys if check else ())],
+            [expected_seq, command_id or "", len(fields), *fields, *envelopes, *(check.args if check else ())],
         )
+        if check is not None:
+            check.settle(reply)
         if reply[0] == 3:
             raise NotPlayable(game_id, self.unverified(game_id) or "no reason kept")
         if reply[0] == 2:

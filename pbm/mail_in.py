@@ -28,7 +28,7 @@ import attrs
 import core
 from core.bounds import MAX_MOVE_CHARS
 from events.commands import CommandIdReused, Games, UnknownGame, UnreadableGame
-from events.seats import SeatError, Seats, parse
+from events.seats import NotASeat, OverAllowance, SeatError, Seats, parse
 from events.store import NotPlayable
 from pbm import clocks, notify, outbox
 
@@ -82,14 +82,17 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
     token = seat_token([*recipients, *addresses])
     if token is None:
         return Received("dropped", "no seat token in its recipient's address")
-    seats = Seats(games.store.redis)
     # Checked before it is counted: a forged token writes nothing, not even a flood counter.
-    resolved = seats.resolve(token) and seats.resolve_counting(token, FLOOD_WINDOW_S)
-    if not resolved:
+    check = Seats(games.store.redis).check(token, FLOOD_WINDOW_S, mail_limit())
+    try:
+        if check is None:
+            raise NotASeat()
+        check.run()
+    except NotASeat:
         return Received("dropped", "its seat token is not valid (forged, replaced or of a deleted game)")
-    game_id, seat, count = resolved
-    if count > mail_limit():
-        return Received("dropped", f"more than {mail_limit()} messages to this seat in {FLOOD_WINDOW_S // 60} minutes", game_id, seat)
+    except OverAllowance:
+        return Received("dropped", f"more than {mail_limit()} messages to this seat in {FLOOD_WINDOW_S // 60} minutes", check.game_id, check.seat)
+    game_id, seat = check.game_id, check.seat
     if auto != "no" or sender == outbox.mail_from()[1].lower():
         return Received("dropped", "an automatic message (Auto-Submitted, or pbm's own): never answered", game_id, seat)
     try:

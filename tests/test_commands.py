@@ -11,6 +11,7 @@ import core
 from core.rng import Rng, seed_hex
 from events.commands import CommandIdReused, Games, UnknownGame
 from events.envelope import GENESIS
+from events.seats import NotASeat, Seats
 from events.store import Conflict, Store
 
 
@@ -224,3 +225,28 @@ def test_one_games_shared_by_threads_keeps_every_table_true(store: Store) -> Non
         assert played.count(game_id) == sum(e.command is not None for e in envelopes)
         replayed = core.replay_table("holly-oak", [e.event for e in envelopes])
         assert shared.table(game_id).state == replayed.state and Games(store).table(game_id).state == replayed.state
+
+
+def test_a_seat_token_check_rides_on_the_append_and_a_refusal_writes_nothing(games: Games, store: Store):
+    seats = Seats(store.redis)
+    game_id = games.create("holly-oak", 3, seed=4)
+    tokens = {seat: seats.issue(game_id, seat) for seat in range(3)}
+    table = games.table(game_id)
+    while True:  # up to the game's last move: a refusal there must not even list the game as over
+        seat = table.to_act[0]
+        move = table.legal_moves(seat)[0]
+        last = table.copy()
+        last.play(seat, move)
+        if last.outcome is not None:
+            break
+        check = seats.check(tokens[seat], 600, 10**6)
+        games.submit(game_id, seat, move, check=check)
+        assert check.done  # run by the append itself
+        table = games.table(game_id)
+    everything = {key: store.redis.dump(key) for key in store.redis.keys("*")}
+    forged = tokens[seat][:-1] + ("b" if tokens[seat][-1] == "a" else "a")
+    with pytest.raises(NotASeat):
+        games.submit(game_id, seat, move, check=seats.check(forged, 600, 10**6))
+    assert {key: store.redis.dump(key) for key in store.redis.keys("*")} == everything
+    games.submit(game_id, seat, move, check=seats.check(tokens[seat], 600, 10**6))
+    assert games.table(game_id).outcome is not None

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from events import keys
-from events.seats import SeatError, Seats, parse
+from events.seats import NotASeat, OverAllowance, SeatError, Seats, parse
 
 
 @pytest.fixture
@@ -70,9 +70,14 @@ def test_bad_tokens_resolve_to_none_never_an_exception(seats: Seats, game_id: st
         None,
         12,
     ]
+    before = sorted(seats.redis.keys(f"*{game_id}*"))
     for guess in bad:
         assert seats.resolve(guess) is None, guess
-        assert seats.resolve_counting(guess, 10) is None, guess
+        check = seats.check(guess, 10, 5)
+        if check is not None:
+            with pytest.raises(NotASeat):
+                check.run()
+    assert sorted(seats.redis.keys(f"*{game_id}*")) == before  # not even a counter for a forged token
 
 
 def test_revoke_leaves_the_seat_without_a_working_token(seats: Seats, game_id: str):
@@ -83,12 +88,26 @@ def test_revoke_leaves_the_seat_without_a_working_token(seats: Seats, game_id: s
     assert seats.issued(game_id) == {1}
 
 
-def test_resolve_counting_counts_per_token(seats: Seats, game_id: str):
+def test_a_token_check_counts_per_token_and_refuses_past_the_allowance(seats: Seats, game_id: str):
     token = seats.issue(game_id, 0)
     long_window = 10**9  # no window turns over during the test
-    assert [seats.resolve_counting(token, long_window)[2] for _ in range(3)] == [1, 2, 3]
+
+    def run(token: str) -> str:
+        check = seats.check(token, long_window, 2)
+        try:
+            check.run()
+        except OverAllowance as refused:
+            return f"over {refused.allowance} every {refused.window_s} s"
+        check.run()  # once run, a check is done: running it again counts nothing
+        return "ok"
+
+    assert [run(token) for _ in range(3)] == ["ok", "ok", f"over 2 every {long_window} s"]
     other = seats.issue(game_id, 1)
-    assert seats.resolve_counting(other, long_window)[2] == 1
+    assert run(other) == "ok"
+    renewed = seats.issue(game_id, 0)  # a re-issued token starts afresh; the old one is refused
+    assert run(renewed) == "ok"
+    with pytest.raises(NotASeat):
+        seats.check(token, long_window, 2).run()
 
 
 def test_a_game_id_a_link_cannot_carry_is_refused(seats: Seats):

@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 import core
 from events import clock as clocks
 from pbm import clocks as seat_clocks, turn_report
-from pbm.web.auth import SeatAccess, bearer, me, mover_for, token_of
+from events.seats import NotASeat, OverAllowance, TokenCheck
+from pbm.web.auth import SeatAccess, bearer, checked, me, move_check, refusal, token_of
 from pbm.web.context import current
 from pbm.web.errors import ApiError
 
@@ -124,10 +125,21 @@ def post_move(
     credentials: HTTPAuthorizationCredentials | None = Depends(bearer),
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
 ) -> JSONResponse:
-    access = mover_for(current(request), token_of(credentials))
-    games, seat = access.server.games, access.seat
-    before, expected_seq = taken_back(access, body.expected_seq)
-    submitted = games.submit(access.game_id, seat, body.move, command_id(seat, idempotency_key), expected_seq)
+    server = current(request)
+    # The token's check rides on the move's append (one round trip to Redis): whatever ends the
+    # request otherwise (a refusal, a conflict, a repeated command) is told only once it has run.
+    check = move_check(server, token_of(credentials))
+    access = SeatAccess(check.game_id, check.seat, server)
+    games, seat = server.games, access.seat
+    try:
+        before, expected_seq = taken_back(access, body.expected_seq, check)
+        submitted = games.submit(access.game_id, seat, body.move, command_id(seat, idempotency_key), expected_seq, check=check)
+    except (NotASeat, OverAllowance) as refused:
+        raise refusal(refused) from None
+    except Exception:
+        checked(check)
+        raise
+    checked(check)
     stop = submitted.seq + len(submitted.events)
     after = games.table_at(access.game_id, stop)  # this process folded its own append: no read
     if submitted.duplicate or before.seq != submitted.seq or before.seq != expected_seq:
@@ -141,16 +153,23 @@ def post_move(
 router.add_api_route("/moves", post_move, methods=["POST"], summary="Play a move for your seat", route_class_override=MoveRoute)
 
 
-def taken_back(access: SeatAccess, expected_seq: int | None) -> tuple[core.Table, int | None]:
+def move_route() -> APIRoute:
+    """The route of POST /api/me/moves (pbm/web/app.py sends its requests straight there)."""
+    return next(route for route in router.routes if isinstance(route, MoveRoute))
+
+
+def taken_back(access: SeatAccess, expected_seq: int | None, check: TokenCheck | None = None) -> tuple[core.Table, int | None]:
     """The table before a seat's move (held at `expected_seq`, it comes without a read: a newer
     log is learnt by a Conflict) and the seq the move is then expected at.
 
     A seat the clock handed to the autopilot (timeouts in a row) is its player's again when they
     move: the hand-back is appended first, and the move expected right after it. A seat the
     operator handed to a bot stays the bot's: its person's link still shows the game but plays no
-    move (it would race the bot's job)."""
+    move (it would race the bot's job). A token `check` not run yet runs before either."""
     games, seat = access.server.games, access.seat
     before = games.table_at(access.game_id, expected_seq)
+    if check is not None and seat in before.bots:
+        checked(check)
     try:
         handed = seat_clocks.take_back(games, access.game_id, seat, before)
     except seat_clocks.PlayedByBot as refusal:

@@ -13,6 +13,7 @@ import attrs
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from events.seats import NotASeat, OverAllowance, TokenCheck
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError
 
@@ -50,21 +51,40 @@ def me(request: Request, credentials: HTTPAuthorizationCredentials | None = Depe
     return seat_for(current(request), token_of(credentials))
 
 
+def move_check(server: Server, token: str | None) -> TokenCheck:
+    """The check of a move request's token and its count against the seat's allowance, not yet
+    run (it rides on the move's append, events.seats.TokenCheck); 401 for a malformed token."""
+    check = server.seats.check(token, server.move_window_s, server.moves_per_window)
+    if check is None:
+        raise unauthorized(NOT_A_SEAT)
+    return check
+
+
+def checked(check: TokenCheck) -> None:
+    """Runs the check if no append ran it yet: 401 for a token that is not the seat's, 429 past
+    the seat's allowance."""
+    try:
+        check.run()
+    except (NotASeat, OverAllowance) as refused:
+        raise refusal(refused) from None
+
+
+def refusal(refused: NotASeat | OverAllowance) -> ApiError:
+    if isinstance(refused, NotASeat):
+        return unauthorized(NOT_A_SEAT)
+    return ApiError(
+        429,
+        f"too many moves: at most {refused.allowance} every {refused.window_s} s per seat",
+        {"Retry-After": str(refused.window_s)},
+    )
+
+
 def mover_for(server: Server, token: str | None) -> SeatAccess:
     """As seat_for, and counts the request against the seat's move allowance in the same round
-    trip to Redis; 429 past it. (Called by the move endpoint itself, not as a dependency, so a
-    move costs one hand-over to the thread pool, not two.)"""
-    found = server.seats.resolve_counting(token, server.move_window_s) if token else None
-    if found is None:
-        raise unauthorized(NOT_A_SEAT)
-    game_id, seat, count = found
-    if count > server.moves_per_window:
-        raise ApiError(
-            429,
-            f"too many moves: at most {server.moves_per_window} every {server.move_window_s} s per seat",
-            {"Retry-After": str(server.move_window_s)},
-        )
-    return SeatAccess(game_id, seat, server)
+    trip to Redis; 429 past it."""
+    check = move_check(server, token)
+    checked(check)
+    return SeatAccess(check.game_id, check.seat, server)
 
 
 async def admin(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Server:

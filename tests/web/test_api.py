@@ -15,7 +15,8 @@ import redis
 from events.commands import Games
 from events.seats import Seats
 from events.store import Store
-from pbm.web import create_app
+from pbm.web import auth, create_app
+from pbm.web.app import MAX_BODY_BYTES, Shortcut
 from tests.web.conftest import ADMIN, TestClient, bearer, new_game
 
 
@@ -153,6 +154,61 @@ def test_bad_reissued_and_other_games_tokens_get_the_same_401(client: TestClient
             answers.add(response.text)
             assert secret not in response.text
     assert len(answers) == 1
+
+
+def written(store: Store) -> dict[bytes, bytes]:
+    """Everything in the test's Redis database, key by key."""
+    return {key: store.redis.dump(key) for key in sorted(store.redis.keys("*"))}
+
+
+def test_a_move_with_a_token_not_the_seats_is_a_401_whatever_the_move_and_writes_nothing(client: TestClient, store: Store):
+    # The token's check rides on the move's append (one round trip): every other way a request
+    # can end (a refusal, a conflict, a repeated command, a seat on autopilot) checks it first.
+    created = new_game(client)
+    game_id = created["game_id"]
+    first, me = first_to_act(client, created)
+    first_move = {"move": me["view"]["legal_moves"][0], "expected_seq": me["view"]["seq"]}
+    played = client.post("/api/me/moves", json=first_move, headers=bearer(first["token"]) | {"Idempotency-Key": "k"})
+    assert played.status_code == 200
+    seat, me = first_to_act(client, created)
+    legal, seq = me["view"]["legal_moves"][0], me["view"]["seq"]
+    replaced = seat["token"]
+    renewed = Seats(store.redis).issue(game_id, seat["seat"])
+    forged = flip_last(renewed)
+    client.app.state.pbm.games.seat_bots(game_id, {(seat["seat"] + 1) % 3: "autopilot"})  # another seat on autopilot
+    before = written(store)
+    asks = [
+        ({"move": legal, "expected_seq": seq + 1}, {}),  # legal (after the handover's event)
+        ({"move": legal}, {}),
+        ({"move": "play 99Xx"}, {}),  # refused by the rules
+        ({"move": legal, "expected_seq": seq - 1}, {}),  # stale
+        ({"move": legal}, {"Idempotency-Key": "k"}),
+    ]
+    for token in (forged, replaced):
+        for body, headers in asks:
+            response = client.post("/api/me/moves", json=body, headers=bearer(token) | headers)
+            assert (response.status_code, response.json()) == (401, {"error": auth.NOT_A_SEAT}), body
+    # The first seat's command again, with a forged token: its answer is the first seat's alone.
+    response = client.post("/api/me/moves", json=first_move, headers=bearer(flip_last(first["token"])) | {"Idempotency-Key": "k"})
+    assert response.status_code == 401
+    autopiloted = created["seats"][(seat["seat"] + 1) % 3]
+    response = client.post("/api/me/moves", json={"move": "play 99Xx"}, headers=bearer(flip_last(autopiloted["token"])))
+    assert response.status_code == 401
+    assert written(store) == before  # no event, no hand-back, no counter, no index entry
+    assert client.post("/api/me/moves", json=first_move, headers=bearer(first["token"]) | {"Idempotency-Key": "k"}).json()["duplicate"]
+    assert client.post("/api/me/moves", json={"move": legal, "expected_seq": seq + 1}, headers=bearer(renewed)).status_code == 200
+
+
+def test_a_legal_move_past_the_seats_allowance_is_a_429_and_plays_nothing(store: Store):
+    client = TestClient(create_app(store.redis, games=Games(store), admin_token=ADMIN, moves_per_window=2, move_window_s=600))
+    created = new_game(client)
+    seat, me = first_to_act(client, created)
+    headers = bearer(seat["token"])
+    assert [client.post("/api/me/moves", json={"move": "nonsense"}, headers=headers).status_code for _ in range(2)] == [422, 422]
+    length = store.length(created["game_id"])
+    response = client.post("/api/me/moves", json={"move": me["view"]["legal_moves"][0]}, headers=headers)
+    assert response.status_code == 429 and response.headers["Retry-After"] == "600"
+    assert store.length(created["game_id"]) == length
 
 
 def test_a_body_over_the_limit_is_refused(client: TestClient):
@@ -296,3 +352,40 @@ def test_redis_refusing_work_is_a_503_naming_the_failure(tmp_path):
         client.config_set("requirepass", "")
     finally:
         embedded.stop()
+
+
+def test_the_move_routes_shortcut_answers_as_the_whole_stack_would(store: Store):
+    # pbm/web/app.py's Shortcut sends POST /api/me/moves past FastAPI's stack, straight to its
+    # route: the same requests, to two games of one seed, answer alike with it and without it.
+    def answers(shortcut: bool) -> list:
+        app = create_app(store.redis, games=Games(store), admin_token=ADMIN, moves_per_window=5)
+        assert Shortcut in [layer.cls for layer in app.user_middleware]
+        if not shortcut:
+            app.user_middleware = [layer for layer in app.user_middleware if layer.cls is not Shortcut]
+        client = TestClient(app)
+        created = new_game(client, seed=11)
+        seat, me = first_to_act(client, created)
+        token, legal, seq = seat["token"], me["view"]["legal_moves"][0], me["view"]["seq"]
+        json_body = {"Content-Type": "application/json"}
+        asks = [
+            ("POST", "/api/me/moves", {"move": legal, "expected_seq": seq}, bearer(token) | {"Idempotency-Key": "a"}),
+            ("POST", "/api/me/moves", {"move": legal, "expected_seq": seq}, bearer(token) | {"Idempotency-Key": "a"}),
+            ("POST", "/api/me/moves", {"move": "play 99Xx"}, bearer(token)),
+            ("POST", "/api/me/moves", {"move": legal, "expected_seq": seq}, bearer(token)),
+            ("POST", "/api/me/moves", b"{", bearer(token) | json_body),
+            ("POST", "/api/me/moves", {"move": legal}, bearer(token) | {"Idempotency-Key": "x" * 300}),
+            ("POST", "/api/me/moves", {"move": legal}, {}),
+            ("POST", "/api/me/moves", b"x" * (MAX_BODY_BYTES + 1), bearer(token) | json_body),
+            ("POST", "/api/me/moves", {"move": legal}, bearer(token)),  # the sixth: past the allowance
+            ("GET", "/api/me/moves", None, bearer(token)),
+            ("POST", "/api/me/moves/", {"move": legal}, bearer(token)),
+        ]
+        said = []
+        for method, path, body, headers in asks:
+            content = body if isinstance(body, bytes) else None
+            response = client.request(method, path, json=None if content else body, content=content, headers=headers, follow_redirects=False)
+            text = response.text.replace(created["game_id"], "GAME")
+            said.append((response.status_code, text, response.headers.get("retry-after"), response.headers.get("www-authenticate")))
+        return said
+
+    assert answers(shortcut=True) == answers(shortcut=False)

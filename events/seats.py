@@ -108,8 +108,9 @@ def parse(token: str) -> tuple[str, int] | None:
 # move's own append (events/store.py), whichever comes first, so a move with a valid token costs
 # one round trip to Redis, not two. Its keys are the last two of KEYS and its arguments the last four
 # of ARGV: seat, the token's SHA-256 (hex), the counter's TTL, the allowance. Both keys carry the
-# game's hash tag, so it runs on a Cluster too. (Lua compares the two hashes as interned strings,
-# by reference, not byte by byte: a guess learns nothing from how long the comparison took.)
+# game's hash tag, so it runs on a Cluster too. (Lua's comparison is not constant-time, but what it
+# compares are SHA-256 digests: how long it took could tell a guess at most how much of a digest
+# it matched, which says nothing of any secret, as no one can choose a digest's first bytes.)
 CHECK_LUA = """
 local at = #ARGV - 3
 if redis.call('HGET', KEYS[#KEYS - 1], ARGV[at]) ~= ARGV[at + 1] then return {4} end

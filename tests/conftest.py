@@ -21,7 +21,7 @@ import pytest
 import redis
 from click.testing import CliRunner
 
-from events import keys, server
+from events import index, keys, server
 from events.commands import Games
 from events.server import EmbeddedRedis
 from events.store import Store
@@ -118,3 +118,17 @@ def cli_env(redis_home: Path, redis_client: redis.Redis) -> dict[str, str]:
         if os.environ.get(name):
             env[name] = os.environ[name]
     return env
+
+
+def written(client: redis.Redis, game_id: str) -> dict[bytes, bytes | None]:
+    """What a test's writes to a game could change, key by key (DUMP): the game's own keys (they
+    share its hash tag, so one slot on a Cluster) and the game lists (events/index.py). Keys of
+    other tests' games are left out: their counters expire on their own time."""
+    names = [*client.scan_iter(match=f"{keys.PREFIX}:{{{game_id}}}:*", count=1000), *(name.encode() for name in index.ALL)]
+    return {name: client.dump(name) for name in sorted(names)}
+
+
+def forged(token: str) -> str:
+    """A token of the same game and seat with another secret of the right form."""
+    game_seat, _, secret = token.rpartition(".")
+    return f"{game_seat}.{('b' if secret[0] == 'a' else 'a') * len(secret)}"

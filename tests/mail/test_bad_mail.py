@@ -13,22 +13,12 @@ import pytest
 from events import keys
 from events.commands import Games
 from pbm import mail_in
+from tests.conftest import forged, written
 from tests.mail.conftest import run_pbm
 from tests.mail.test_mail_in import answers, mail_server, next_line, reply, turn  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.usefixtures("clean_notify_queue")
 LIMIT = 12
-
-
-def fingerprint(games: Games, game_id: str) -> dict[bytes, bytes]:
-    """Every key of the game (they share its hash tag, so one slot on a Cluster), dumped."""
-    client = games.store.redis
-    return {key: client.dump(key) for key in client.scan_iter(match=f"{keys.PREFIX}:{{{game_id}}}:*", count=1000)}
-
-
-def forged(token: str) -> str:
-    game_seat, _, secret = token.rpartition(".")
-    return f"{game_seat}.{'a' * len(secret)}"
 
 
 def mail_to(address: str, body: str = "play 7Su", **headers: str) -> bytes:
@@ -60,7 +50,7 @@ def garbage(token: str) -> list[bytes]:
 
 def test_garbage_and_forged_tokens_are_dropped_unanswered_and_change_nothing(dispatching: Games, turn, smtp_sink, cli_env):
     game_id, token = turn["game_id"], turn["token"]
-    before, mails, length = fingerprint(dispatching, game_id), len(smtp_sink.received), dispatching.store.length(game_id)
+    before, mails, length = written(dispatching.store.redis, game_id), len(smtp_sink.received), dispatching.store.length(game_id)
     for raw in garbage(token):
         received = mail_in.receive(dispatching, raw)
         assert received.status in ("dropped", "refused"), received
@@ -74,7 +64,7 @@ def test_garbage_and_forged_tokens_are_dropped_unanswered_and_change_nothing(dis
     # mail. Everything else is dropped: nothing written, nothing sent.
     new_mails = smtp_sink.received[mails:]
     assert all(rcpts == ["ann@players.test"] for rcpts, _ in new_mails)
-    after = fingerprint(dispatching, game_id)
+    after = written(dispatching.store.redis, game_id)
     changed = {key for key in before.keys() | after.keys() if before.get(key) != after.get(key)}
     assert changed <= {keys.sent(game_id).encode()} | {key for key in after if b":rate:" in key}
     assert dispatching.store.length(game_id) == length
@@ -82,7 +72,7 @@ def test_garbage_and_forged_tokens_are_dropped_unanswered_and_change_nothing(dis
 
 def test_a_bomb_of_1000_forged_messages_through_the_mail_server_changes_nothing(dispatching: Games, turn, smtp_sink, cli_env):
     game_id, token = turn["game_id"], turn["token"]
-    before, mails = fingerprint(dispatching, game_id), len(smtp_sink.received)
+    before, mails = written(dispatching.store.redis, game_id), len(smtp_sink.received)
     with mail_server(cli_env) as (port, lines):
         with smtplib.SMTP("127.0.0.1", port, timeout=30) as client:
             for number in range(1000):
@@ -90,7 +80,7 @@ def test_a_bomb_of_1000_forged_messages_through_the_mail_server_changes_nothing(
                 client.sendmail("mallory@elsewhere.test", [address], mail_to(address, Message_ID=f"<bomb-{number}@elsewhere.test>"))
         said = [next_line(lines) for _ in range(1000)]
     assert all(line.endswith("mail-in: dropped: its seat token is not valid (forged, replaced or of a deleted game)") for line in said)
-    assert fingerprint(dispatching, game_id) == before and len(smtp_sink.received) == mails
+    assert written(dispatching.store.redis, game_id) == before and len(smtp_sink.received) == mails
     assert not any(token in line for line in said)
 
 
@@ -99,7 +89,7 @@ def test_a_10_mb_attachment_is_refused_by_the_server_and_dropped_by_mail_in(disp
     message = reply(turn["mail"], dispatching.table(game_id).legal_moves(0)[0])
     message.add_attachment(b"\x00" * 10_000_000, maintype="application", subtype="octet-stream", filename="big.bin")
     raw = message.as_bytes(policy=email.policy.SMTP)
-    before = fingerprint(dispatching, game_id)
+    before = written(dispatching.store.redis, game_id)
     with mail_server(cli_env) as (port, _lines):
         with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
             with pytest.raises(smtplib.SMTPSenderRefused) as declared:  # smtplib declares its SIZE first
@@ -112,7 +102,7 @@ def test_a_10_mb_attachment_is_refused_by_the_server_and_dropped_by_mail_in(disp
             assert code == 552, said
     done = run_pbm(cli_env, "mail-in", input=raw)
     assert done.returncode == 0 and done.stderr.decode() == "mail-in: dropped: the message is over 1,000,000 bytes\n"
-    assert fingerprint(dispatching, game_id) == before
+    assert written(dispatching.store.redis, game_id) == before
     assert answers(smtp_sink, game_id) == []
     assert token not in done.stderr.decode()
 

@@ -17,6 +17,7 @@ from events.seats import Seats
 from events.store import Store
 from pbm.web import auth, create_app
 from pbm.web.app import MAX_BODY_BYTES, Shortcut
+from tests.conftest import forged, written
 from tests.web.conftest import ADMIN, TestClient, bearer, new_game
 
 
@@ -130,10 +131,6 @@ def test_one_seats_idempotency_key_is_not_another_seats(client: TestClient, stor
     assert store.read(created["game_id"])[response.json()["seq"]].actor == other["seat"]
 
 
-def flip_last(token: str) -> str:
-    return token[:-1] + ("b" if token[-1] == "a" else "a")
-
-
 def test_bad_reissued_and_other_games_tokens_get_the_same_401(client: TestClient, store: Store):
     one, two = new_game(client), new_game(client)
     old = one["seats"][0]["token"]
@@ -142,7 +139,7 @@ def test_bad_reissued_and_other_games_tokens_get_the_same_401(client: TestClient
     guesses = [
         old,  # re-issued
         f"{two['game_id']}.0.{secret}",  # another game's
-        flip_last(two["seats"][1]["token"]),  # a wrong secret
+        forged(two["seats"][1]["token"]),  # a wrong secret
         "garbage",
         "",
     ]
@@ -154,11 +151,6 @@ def test_bad_reissued_and_other_games_tokens_get_the_same_401(client: TestClient
             answers.add(response.text)
             assert secret not in response.text
     assert len(answers) == 1
-
-
-def written(store: Store) -> dict[bytes, bytes]:
-    """Everything in the test's Redis database, key by key."""
-    return {key: store.redis.dump(key) for key in sorted(store.redis.keys("*"))}
 
 
 def test_a_move_with_a_token_not_the_seats_is_a_401_whatever_the_move_and_writes_nothing(client: TestClient, store: Store):
@@ -174,9 +166,9 @@ def test_a_move_with_a_token_not_the_seats_is_a_401_whatever_the_move_and_writes
     legal, seq = me["view"]["legal_moves"][0], me["view"]["seq"]
     replaced = seat["token"]
     renewed = Seats(store.redis).issue(game_id, seat["seat"])
-    forged = flip_last(renewed)
+    other_secret = forged(renewed)
     client.app.state.pbm.games.seat_bots(game_id, {(seat["seat"] + 1) % 3: "autopilot"})  # another seat on autopilot
-    before = written(store)
+    before = written(store.redis, game_id)
     asks = [
         ({"move": legal, "expected_seq": seq + 1}, {}),  # legal (after the handover's event)
         ({"move": legal}, {}),
@@ -184,17 +176,17 @@ def test_a_move_with_a_token_not_the_seats_is_a_401_whatever_the_move_and_writes
         ({"move": legal, "expected_seq": seq - 1}, {}),  # stale
         ({"move": legal}, {"Idempotency-Key": "k"}),
     ]
-    for token in (forged, replaced):
+    for token in (other_secret, replaced):
         for body, headers in asks:
             response = client.post("/api/me/moves", json=body, headers=bearer(token) | headers)
             assert (response.status_code, response.json()) == (401, {"error": auth.NOT_A_SEAT}), body
     # The first seat's command again, with a forged token: its answer is the first seat's alone.
-    response = client.post("/api/me/moves", json=first_move, headers=bearer(flip_last(first["token"])) | {"Idempotency-Key": "k"})
+    response = client.post("/api/me/moves", json=first_move, headers=bearer(forged(first["token"])) | {"Idempotency-Key": "k"})
     assert response.status_code == 401
     autopiloted = created["seats"][(seat["seat"] + 1) % 3]
-    response = client.post("/api/me/moves", json={"move": "play 99Xx"}, headers=bearer(flip_last(autopiloted["token"])))
+    response = client.post("/api/me/moves", json={"move": "play 99Xx"}, headers=bearer(forged(autopiloted["token"])))
     assert response.status_code == 401
-    assert written(store) == before  # no event, no hand-back, no counter, no index entry
+    assert written(store.redis, game_id) == before  # no event, no hand-back, no counter, no index entry
     assert client.post("/api/me/moves", json=first_move, headers=bearer(first["token"]) | {"Idempotency-Key": "k"}).json()["duplicate"]
     assert client.post("/api/me/moves", json={"move": legal, "expected_seq": seq + 1}, headers=bearer(renewed)).status_code == 200
 

@@ -84,3 +84,25 @@ def test_enum_fields_decode_to_their_enum_even_when_they_are_str_enums() -> None
         codec.converter.structure("nope", EndReason)
     with pytest.raises(TypeError, match="expected str"):
         codec.converter.structure(7, str)
+
+
+def test_an_envelope_is_a_value_with_named_fields() -> None:
+    import copy
+    import pickle
+
+    env = envelope.decode(FROZEN_GAME_STARTED)
+    assert (env.schema, env.game_id, env.seq, env.kind) == (envelope.SCHEMA, "g-1", 0, "pbm.game_started")
+    same = envelope.Envelope(env.game_id, env.seq, env.kind, env.data, env.actor, env.command,
+                             env.command_id, env.time_ms, env.prev, env.hash)
+    assert same == env and not same != env and hash(same.replace(data=None)) == hash(env.replace(data=None))
+    assert env != tuple(env) and env != list(env)  # equal only to another envelope, as a value type
+    assert pickle.loads(pickle.dumps(env)) == env == copy.copy(env) and copy.deepcopy(env) == env
+    assert env.replace(seq=5).seq == 5 and env.replace(seq=5).hash == env.hash and env.seq == 0
+    with pytest.raises(TypeError, match="no field 'sequence'"):
+        env.replace(sequence=5)
+    with pytest.raises(AttributeError):
+        env.seq = 1
+    with pytest.raises(TypeError):
+        sorted([env, same])
+    assert repr(env).startswith("Envelope(game_id='g-1', seq=0, kind='pbm.game_started'")
+

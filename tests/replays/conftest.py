@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import attrs
 import pytest
 
 from events.commands import Games
@@ -38,8 +37,8 @@ def forge(envelopes: list[Envelope], changes: dict[int, dict[str, Any]]) -> list
     out: list[Envelope] = []
     prev = GENESIS
     for env in envelopes:
-        env = attrs.evolve(env, prev=prev, **changes.get(env.seq, {}))
-        env = attrs.evolve(env, hash=env.expected_hash())
+        env = env.replace(prev=prev, **changes.get(env.seq, {}))
+        env = env.replace(hash=env.expected_hash())
         out.append(env)
         prev = env.hash
     return out

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import attrs
 import pytest
 
 from events import keys
@@ -22,7 +21,7 @@ def forged_file(store: Store, game_id: str, path: Path, change) -> tuple[Path, s
     every hash sealed again so only verification can tell; the new id."""
     log = from_store(store, game_id)
     new_id = f"{game_id}-forged"
-    envelopes = forge([attrs.evolve(env, game_id=new_id) for env in log.envelopes], change(log))
+    envelopes = forge([env.replace(game_id=new_id) for env in log.envelopes], change(log))
     path.write_bytes(archive.dumps(Log(str(path), envelopes)))
     return path, new_id
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import attrs
 
 from core.rng import seed_hex
 from events.commands import Games
@@ -72,7 +71,7 @@ def test_an_illegal_move_is_named(store: Store, finished: str) -> None:
 def test_a_broken_chain_a_gap_and_a_wrong_seed(store: Store, finished: str) -> None:
     log = from_store(store, finished)
     envelopes = list(log.envelopes)
-    envelopes[7] = attrs.evolve(envelopes[7], time_ms=envelopes[7].time_ms + 1)  # not resealed
+    envelopes[7] = envelopes[7].replace(time_ms=envelopes[7].time_ms + 1)  # not resealed
     assert ("hash chain", 7) in failures(Log("x", envelopes))
     gap = forge(log.envelopes[:5] + log.envelopes[6:], {})
     assert ("seqs", 5) in failures(Log("x", gap))

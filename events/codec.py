@@ -7,7 +7,12 @@ a class may be renamed freely. Decoding refuses unknown kinds and unknown fields
 from __future__ import annotations
 
 import enum
+import typing
+from collections.abc import Callable
+from functools import partial
 from typing import Any
+
+import attrs
 
 import cattrs
 import cattrs.errors
@@ -131,12 +136,143 @@ def structure(kind: str, data: Any) -> Any:
         cls = event_class(kind)
         if cls is None:
             raise DecodeError(f"unknown event kind {kind!r}")
-        found = _STRUCTURE[kind] = (cls, converter.get_structure_hook(cls))
+        found = _STRUCTURE[kind] = (cls, generated_structure(cls) or converter.get_structure_hook(cls))
     cls, hook = found
     try:
         return hook(data, cls)
     except (cattrs.errors.CattrsError, TypeError, ValueError, KeyError, AttributeError) as error:
         raise DecodeError(f"bad {kind} data: {_reason(error)}") from None
+
+
+# Generated structuring: one function an event class, made from its fields' types, that checks and
+# converts the stored data as the converter does (the same types refused, unknown fields refused,
+# defaults for fields left out) with the checks of primitive fields written inline. The converter's
+# hooks cost a Python call a field (a strict check, an enum lookup) and one a tuple's item: half a
+# replay's structuring (bench/spine.py's profile). A class with a field of another type (a union,
+# a nested class, a factory default) keeps the converter's hook.
+_PRIMITIVES = (int, str, bool, bytes)
+
+
+def _refuse(wanted: str, value: Any) -> TypeError:
+    return TypeError(f"expected {wanted}, got {type(value).__name__} {value!r}")
+
+
+def _value_checker(wanted: Any) -> Callable[[Any], Any] | None:
+    """A function that checks and converts one stored value of type `wanted`; None if the type is
+    not one generated structuring knows."""
+    if wanted in _PRIMITIVES:
+        def primitive(value: Any) -> Any:
+            if value.__class__ is not wanted:
+                raise _refuse(wanted.__name__, value)
+            return value
+
+        return primitive
+    if isinstance(wanted, type) and issubclass(wanted, enum.Enum):
+        if issubclass(wanted, (int, str, bytes)):  # a (str, Enum): the strict hooks' _enum
+            return partial(_enum, cls=wanted)
+        return partial(_plain_enum(wanted), _wanted=wanted)
+    if typing.get_origin(wanted) is tuple:
+        args = typing.get_args(wanted)
+        if len(args) == 2 and args[1] is Ellipsis:
+            if args[0] in _PRIMITIVES:
+                return partial(_tuple_of_primitives, args[0])
+            item = _value_checker(args[0])
+            return None if item is None else partial(_tuple_of, item)
+        items = [_value_checker(arg) for arg in args]
+        return None if None in items else partial(_fixed_tuple, tuple(items))
+    return None
+
+
+def _array(value: Any) -> None:
+    if value.__class__ is not list and value.__class__ is not tuple:
+        raise _refuse("an array", value)
+
+
+def _tuple_of_primitives(wanted: type, value: Any) -> tuple[Any, ...]:
+    _array(value)
+    for item in value:
+        if item.__class__ is not wanted:
+            raise _refuse(wanted.__name__, item)
+    return tuple(value)
+
+
+def _tuple_of(item: Callable[[Any], Any], value: Any) -> tuple[Any, ...]:
+    _array(value)
+    return tuple(map(item, value))
+
+
+def _fixed_tuple(items: tuple[Callable[[Any], Any], ...], value: Any) -> tuple[Any, ...]:
+    _array(value)
+    if len(value) != len(items):
+        raise TypeError(f"expected an array of {len(items)}, got {len(value)} items {value!r}")
+    return tuple(check(item) for check, item in zip(items, value))
+
+
+def _extra_fields(cls: type, data: dict[str, Any], names: frozenset[str]) -> cattrs.errors.ForbiddenExtraKeysError:
+    return cattrs.errors.ForbiddenExtraKeysError("", cls, set(data) - names)
+
+
+def generated_structure(cls: type) -> Callable[[Any, Any], Any] | None:
+    """A function (data, cls) -> event for an attrs event class, or None (see above).
+
+    The event is built by setting its slots, as the class's own __init__ does field by field
+    through object.__setattr__ but without a call per field through it (an event class has no
+    validators, converters or __attrs_post_init__ for it to skip: a class with any keeps the
+    converter's hook)."""
+    fields = attrs.fields(attrs.resolve_types(cls))
+    names = frozenset(field.name for field in fields)
+    # Slots for the fields and nothing __init__ would fill besides (a cached hash's).
+    if set(cls.__dict__.get("__slots__", ("?",))) - {"__weakref__"} != names:
+        return None
+    if hasattr(cls, "__attrs_post_init__") or hasattr(cls, "__attrs_pre_init__"):
+        return None
+    scope: dict[str, Any] = {"_cls": cls, "_new": object.__new__, "_names": names, "_extra": _extra_fields, "_refuse": _refuse, "dict": dict}
+    lines = [
+        "def structure(data, _wanted):",
+        "    if data.__class__ is not dict:",
+        "        raise _refuse('a map', data)",
+        "    if not data.keys() <= _names:",  # unknown fields first, as the converter refuses them
+        "        raise _extra(_cls, data, _names)",
+    ]
+    for number, field in enumerate(fields):
+        plain = field.init and field.alias == field.name and field.validator is None and field.converter is None
+        if not plain or isinstance(field.default, attrs.Factory):
+            return None
+        value = f"v{number}"
+        scope[f"set{number}"] = getattr(cls, field.name).__set__  # the slot's own descriptor
+        if field.default is attrs.NOTHING:
+            lines.append(f"    {value} = data[{field.name!r}]")
+        else:
+            scope[f"default{number}"] = field.default
+            lines.append(f"    {value} = data.get({field.name!r}, default{number})")
+        wanted = field.type
+        if wanted in _PRIMITIVES:
+            scope[f"type{number}"] = wanted
+            lines += [
+                f"    if {value}.__class__ is not type{number}:",
+                f"        raise _refuse({wanted.__name__!r}, {value})",
+            ]
+        elif isinstance(wanted, type) and issubclass(wanted, enum.Enum) and not issubclass(wanted, (int, str, bytes)):
+            # A plain Enum: its members by value, as _plain_enum looks them up (Enum's own call
+            # raises the ValueError for anything else).
+            scope[f"members{number}"], scope[f"enum{number}"] = dict(wanted._value2member_map_), wanted
+            lines += [
+                "    try:",
+                f"        {value} = members{number}[{value}]",
+                "    except (KeyError, TypeError):",
+                f"        {value} = enum{number}({value})",
+            ]
+        else:
+            check = _value_checker(wanted)
+            if check is None:
+                return None
+            scope[f"check{number}"] = check
+            lines.append(f"    {value} = check{number}({value})")
+    lines.append("    event = _new(_cls)")
+    lines += [f"    set{number}(event, v{number})" for number in range(len(fields))]
+    lines.append("    return event")
+    exec(compile("\n".join(lines), f"<pbm structure {cls.__name__}>", "exec"), scope)  # noqa: S102 (code made here, of field names)
+    return scope["structure"]
 
 
 def _reason(error: Exception) -> str:

@@ -103,11 +103,13 @@ CARD_ORDER: Mapping[Card, int] = {card: i for i, card in enumerate(ALL_CARDS)}
 # The module keeps ALL_CARDS alive, so no other object can have one of these ids.
 _ALL_CARD_IDS = frozenset(map(id, ALL_CARDS))
 CARDS_BY_TEXT: Mapping[str, Card] = {str(card).lower(): card for card in ALL_CARDS}
+# By canonical text first: an event holds that, and a fold looks up every card it plays.
+_CARDS_BY_CANONICAL: Mapping[str, Card] = {str(card): card for card in ALL_CARDS}
 
 
 def card_of(text: str) -> Card:
     """The card a canonical (or differently cased) text names; KeyError if none."""
-    return CARDS_BY_TEXT[text.lower()]
+    return _CARDS_BY_CANONICAL.get(text) or CARDS_BY_TEXT[text.lower()]
 
 
 def deck(players: int) -> tuple[Card, ...]:
@@ -133,8 +135,14 @@ def texts(cards: Iterable[Card]) -> list[str]:
     return [str(card) for card in cards]
 
 
+# Whether each of ALL_CARDS is a king, by identity: a won trick asks it of each of its cards, in
+# every fold; a card that is not one of ALL_CARDS (from a snapshot) is asked by its text.
+_KING_BY_ID: Mapping[int, bool] = {id(card): str(card) in KING_POINTS for card in ALL_CARDS}
+
+
 def is_king(card: Card) -> bool:
-    return str(card) in KING_POINTS
+    king = _KING_BY_ID.get(id(card))
+    return str(card) in KING_POINTS if king is None else king
 
 
 # ---------------------------------------------------------------------------------------------

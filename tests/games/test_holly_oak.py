@@ -627,11 +627,12 @@ def test_determinize_keeps_the_seats_view() -> None:
     assert GAME.view(redealt, 4) == GAME.view(t.state, 4)
 
 
-def test_cards_are_looked_up_and_told_kings_alike_whether_or_not_they_are_the_rules_own() -> None:
+def test_cards_are_named_looked_up_and_told_kings_alike_whether_or_not_they_are_the_rules_own() -> None:
     # The rules' own cards are looked up by identity; an equal card (a snapshot's) by its text.
     for card in rules.ALL_CARDS:
         twin = rules.Card(card.season, card.rank)
-        assert twin is not card and rules.is_king(twin) == rules.is_king(card) == (str(card) in rules.KING_POINTS)
+        assert twin is not card and str(twin) == str(card) and str(card) in {"SR", f"{card.rank}{card.season and card.season.value[:2]}"}
+        assert rules.is_king(twin) == rules.is_king(card) == (str(card) in rules.KING_POINTS)
         assert rules.card_of(str(card)) is card and rules.card_of(str(card).upper()) is card
     with pytest.raises(KeyError):
         rules.card_of("11Sp")

@@ -91,14 +91,22 @@ class Card:
         return self.season is None
 
     def __str__(self) -> str:
-        return "SR" if self.season is None else f"{self.rank}{INITIALS[self.season]}"
+        text = _TEXT_BY_ID.get(id(self))
+        if text is None:  # not one of ALL_CARDS
+            text = "SR" if self.season is None else f"{self.rank}{INITIALS[self.season]}"
+        return text
 
 
+# The texts of ALL_CARDS (filled below) by identity: a card's text is asked for on every move it
+# could make and every card played, and made afresh it costs a lookup keyed by a Season, whose hash
+# is a Python call (Enum.__hash__).
+_TEXT_BY_ID: dict[int, str] = {}
 RETREATS = Card()
 ALL_CARDS: tuple[Card, ...] = (
     *(Card(season, rank) for season in SEASONS for rank in range(11)),
     RETREATS,
 )
+_TEXT_BY_ID.update((id(card), str(card)) for card in ALL_CARDS)
 CARD_ORDER: Mapping[Card, int] = {card: i for i, card in enumerate(ALL_CARDS)}
 # The module keeps ALL_CARDS alive, so no other object can have one of these ids.
 _ALL_CARD_IDS = frozenset(map(id, ALL_CARDS))
@@ -384,14 +392,14 @@ def evolve(state: State, event: Any) -> State:
     # The two events of nearly every move build their State directly: attrs.evolve looks up the
     # class's fields on every call, which cost as much as the rest of the fold (bench/spine.py).
     if isinstance(event, CardPlayed):
-        hand, played = card_leaves(state.hands[event.seat], event)
+        hand, card, counts_in = card_leaves(state.hands[event.seat], event)
         return State(
             players=state.players,
             round=state.round,
             hands=with_item(state.hands, event.seat, hand),
             season=event.season,
             leader=state.leader,
-            trick=(*state.trick, played),
+            trick=(*state.trick, Played(event.seat, card, counts_in)),
             tricks_won=state.tricks_won,
             kings_taken=state.kings_taken,
             scores=state.scores,
@@ -401,7 +409,7 @@ def evolve(state: State, event: Any) -> State:
         )
     if isinstance(event, TrickWon):
         seat = event.seat
-        kings = kings_in(state.trick)
+        kings = kings_in(played.card for played in state.trick)
         return State(
             players=state.players,
             round=state.round,
@@ -441,23 +449,29 @@ def evolve(state: State, event: Any) -> State:
     raise TypeError(f"holly-oak cannot apply {type(event).__name__}")
 
 
-def card_leaves(hand: tuple[Card, ...], event: CardPlayed) -> tuple[tuple[Card, ...], Played]:
-    """The hand without the card played, and the card as the trick holds it (Season Retreats
-    counts in the season it moved to)."""
+def card_leaves(hand: tuple[Card, ...], event: CardPlayed) -> tuple[tuple[Card, ...], Card, Season]:
+    """The hand without the card played, the card, and the season it counts in for the rest of
+    the trick (Season Retreats: the season it moved to)."""
     card = card_of(event.card)
-    return without(hand, card), Played(event.seat, card, event.season if card.season is None else card.season)
+    return without(hand, card), card, event.season if card.season is None else card.season
 
 
-def kings_in(trick: Sequence[Played]) -> tuple[Card, ...]:
-    return tuple(played.card for played in trick if is_king(played.card))
+def kings_in(cards: Iterable[Card]) -> tuple[Card, ...]:
+    return tuple(card for card in cards if is_king(card))
 
 
 def fold(state: State, events: Sequence[Any]) -> State:
     """evolve over many events (a replay, a cold read): the parts a card or a won trick changes
     are kept in local variables and one State is built at the end, instead of one a card (most
-    of a replay's time went into building States). The other events go through evolve."""
-    hands, trick, season, leader = list(state.hands), list(state.trick), state.season, state.leader
-    tricks_won, kings_taken = list(state.tricks_won), list(state.kings_taken)
+    of a replay's time went into building States). The trick is kept as (seat, card, season)
+    triples, made Played only for a State: most tricks are won before one is built. The other
+    events go through evolve."""
+
+    def unbuilt(state: State) -> tuple[list[Any], ...]:
+        trick = [(played.seat, played.card, played.season) for played in state.trick]
+        return list(state.hands), trick, state.season, state.leader, list(state.tricks_won), list(state.kings_taken)
+
+    hands, trick, season, leader, tricks_won, kings_taken = unbuilt(state)
     changed = False  # the locals hold events the state does not
 
     def built() -> State:
@@ -467,7 +481,7 @@ def fold(state: State, events: Sequence[Any]) -> State:
             hands=tuple(hands),
             season=season,
             leader=leader,
-            trick=tuple(trick),
+            trick=tuple(Played(*played) for played in trick),
             tricks_won=tuple(tricks_won),
             kings_taken=tuple(kings_taken),
             scores=state.scores,
@@ -478,20 +492,19 @@ def fold(state: State, events: Sequence[Any]) -> State:
 
     for event in events:
         if isinstance(event, CardPlayed):
-            hands[event.seat], played = card_leaves(hands[event.seat], event)
-            trick.append(played)
+            hands[event.seat], card, counts_in = card_leaves(hands[event.seat], event)
+            trick.append((event.seat, card, counts_in))
             season = event.season
             changed = True
         elif isinstance(event, TrickWon):
             seat = event.seat
-            kings_taken[seat] = kings_taken[seat] + kings_in(trick)
+            kings_taken[seat] = kings_taken[seat] + kings_in(card for _seat, card, _season in trick)
             tricks_won[seat] += 1
             leader, trick = seat, []
             changed = True
         else:
             state = evolve(built() if changed else state, event)
-            hands, trick, season, leader = list(state.hands), list(state.trick), state.season, state.leader
-            tricks_won, kings_taken = list(state.tricks_won), list(state.kings_taken)
+            hands, trick, season, leader, tricks_won, kings_taken = unbuilt(state)
             changed = False
     return built() if changed else state
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import redis
@@ -277,24 +277,29 @@ class Store:
 
     def read_raw(self, game_id: str, start: int = 0, stop: int | None = None) -> list[tuple[int, bytes]]:
         """(seq, envelope bytes) from `start` to `stop` inclusive (None: to the end)."""
-        return [(keys.seq_of(entry_id), raw) for entry_id, raw in self._entries(game_id, start, stop)]
+        return [(keys.seq_of(entry_id), _envelope_field(fields)) for entry_id, fields in self._entries(game_id, start, stop)]
 
     def read(self, game_id: str, start: int = 0, stop: int | None = None) -> list[Envelope]:
         # Imported here: the codec brings cattrs and the rules, which `pbm list` (rows only) never needs.
-        from events.envelope import decode
+        from events.codec import unpack
+        from events.envelope import from_value
 
-        # The envelope holds its seq: the entry ids are not parsed (a replay reads every event so).
-        return [decode(raw) for _entry_id, raw in self._entries(game_id, start, stop)]
+        # The envelope holds its seq: the entry ids are not parsed (a replay reads every event so),
+        # and an entry's one field is taken where it is (no call, no pair, an event).
+        return [
+            from_value(unpack(fields[1] if len(fields) == 2 and fields[0] == b"e" else _envelope_field(fields)))
+            for _entry_id, fields in self._entries(game_id, start, stop)
+        ]
 
-    def _entries(self, game_id: str, start: int, stop: int | None) -> list[tuple[bytes, bytes]]:
-        """(entry id, envelope bytes) of the log's entries from `start` to `stop` inclusive."""
+    def _entries(self, game_id: str, start: int, stop: int | None) -> list[Any]:
+        """The log's entries from `start` to `stop` inclusive, as XRANGE answers them raw: [entry id,
+        [field, value, ...]] each."""
         last = "+" if stop is None else keys.entry_id(stop)
         if not self._calls.direct:
             entries = self.redis.xrange(keys.log(game_id), keys.entry_id(start), last)
-            return [(entry_id, fields[b"e"]) for entry_id, fields in entries]
-        # The raw reply: [[entry id, [field, value, ...]], ...], without redis-py's dict per entry.
-        entries = self._calls.command(("XRANGE", keys.log(game_id), keys.entry_id(start), last))
-        return [(entry_id, _envelope_field(fields)) for entry_id, fields in entries]
+            return [(entry_id, [b"e", fields[b"e"]]) for entry_id, fields in entries]
+        # The raw reply, without redis-py's dict per entry.
+        return self._calls.command(("XRANGE", keys.log(game_id), keys.entry_id(start), last))
 
     def unverified(self, game_id: str) -> str | None:
         """Why the game's imported log failed verification, if it was imported unverified."""

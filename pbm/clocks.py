@@ -118,6 +118,11 @@ def take_back(games: Games, game_id: str, seat: int, before: core.Table) -> Any:
     return games.seat_bots(game_id, rest, command_id=f"back:{before.seq}:{seat}")
 
 
+def readable(iso: str) -> str:
+    """An ISO 8601 UTC time as a person reads it: 2026-12-04 15:22:02 UTC."""
+    return iso.replace("T", " ").replace("Z", " UTC")
+
+
 def deadline_of(table: core.Table, clock: clocks.Clock) -> dict[str, Any] | None:
     """The deadline of the turn in progress, for GET /api/me and the seat's page: whose, when
     (ISO 8601 UTC; None while paused), how it reads, and the seat's vacation if it is away."""
@@ -131,7 +136,7 @@ def deadline_of(table: core.Table, clock: clocks.Clock) -> dict[str, Any] | None
     away = clock.on_vacation_until(seat, now)
     when = None
     if due is not None:
-        when = clocks.iso(due).replace("T", " ").replace("Z", " UTC")
+        when = readable(clocks.iso(due))
         if due > now:
             when += f" (in {duration_text(max(1, (due - now) // 1000))})"
     if due is None:

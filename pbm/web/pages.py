@@ -17,6 +17,7 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Mapping
+from typing import Any
 from importlib import resources
 from urllib.parse import parse_qsl, urlencode
 
@@ -26,7 +27,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 import core
 from events import keys
 from events.store import Conflict
-from pbm import turn_report
+from pbm import clocks as seat_clocks, turn_report
 from pbm.web.api import command_id, seat_view, taken_back
 from pbm.web.auth import NOT_A_SEAT, SeatAccess, mover_for, seat_for
 from pbm.web.context import Server, current
@@ -54,7 +55,10 @@ STATIC_TYPES = {
 STATIC_BYTES = {name: (STATIC / name).read_bytes() for name in STATIC_TYPES}
 # The files' URLs change with their content, so browsers may keep them for a long time.
 STATIC_PATH = "/static/pbm/" + hashlib.sha256(b"".join(STATIC_BYTES.values())).hexdigest()[:12]
-NOTICES = {"stale": "Someone moved first: your move was not played. Here is the table now."}
+NOTICES = {
+    "stale": "Someone moved first: your move was not played. Here is the table now.",
+    "vacation": "Your vacation has begun: your clock is stopped until it ends.",
+}
 EVENTS_POLL_S = 1.0
 EVENTS_STREAM_S = 300  # a stream ends after this long; the browser's EventSource reconnects
 EVENTS_KEEPALIVE_S = 15
@@ -136,11 +140,32 @@ def page_html(access: SeatAccess, token: str, **said: str | None) -> str:
         static=STATIC_PATH,
         csrf=csrf_token(server, token),
         deadline=(me.get("clock") or {}).get("deadline"),
+        vacation=vacation_of(me, table),
         notice=notice,
         refusal=(said["refused"] or "")[:300] or None,
         refused_move=(said["move"] or "")[:200] or None,
         refused_at=(said["at"] or "")[:40] or None,
     )
+
+
+def vacation_of(me: Mapping[str, Any], table: core.Table) -> dict[str, Any] | None:
+    """The seat's vacation bank for its page's form: None in a game without a clock, over, or
+    whose seat a bot plays (as POST /api/me/vacation refuses those)."""
+    clock = me.get("clock")
+    if clock is None or table.outcome is not None or me["seat"] in table.bots:
+        return None
+    until = clock["on_vacation_until"]
+    return {"left": clock["vacation_days_left"], "until": until and seat_clocks.readable(until)}
+
+
+def form_refusal(server: Server, token: str, request: Request, first: Mapping[str, str]) -> str | None:
+    """Why a form of the page may not be acted on (it came from another site, or from a page
+    older than the form's CSRF token), or None."""
+    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        return "a form must come from your own page"
+    if not hmac.compare_digest(first.get("csrf", ""), csrf_token(server, token)):
+        return "this form is out of date: the page has been reloaded, try again"
+    return None
 
 
 @router.post("/play/{token}/move")
@@ -168,12 +193,10 @@ async def post_move(token: str, request: Request) -> Response:
         if failure.status == 401:
             return secured(JSONResponse({"error": failure.message}, 401)) if wants_json else not_a_seat()
         return answer(failure.status, {"refused": failure.message}, failure.message)
-    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
-        return answer(403, {"refused": "a move must come from your own page"}, "a move must come from your own page")
     first = {name: value for name, value in reversed(fields)}
-    if not hmac.compare_digest(first.get("csrf", ""), csrf_token(server, token)):
-        message = "this form is out of date: the page has been reloaded, try again"
-        return answer(403, {"refused": message}, message)
+    stopped = form_refusal(server, token, request, first)
+    if stopped is not None:
+        return answer(403, {"refused": stopped}, stopped)
     text = compose(fields)
     expected = first.get("expected_seq", "")
     try:
@@ -191,6 +214,35 @@ async def post_move(token: str, request: Request) -> Response:
         reason = refusal.message if isinstance(refusal, ApiError) else str(refusal)
         return answer(422, {"refused": reason, "move": text}, reason)
     return answer(200, {"played": text, "seq": str(submitted.seq)} if wants_json else {"played": text})
+
+
+@router.post("/play/{token}/vacation")
+async def post_vacation(token: str, request: Request) -> Response:
+    """The page's vacation form: the seat's clock stops for `days` days, out of its yearly bank
+    (pbm.clocks.take_vacation, as POST /api/me/vacation). Redirects back to the page (303), with
+    the refusal drawn in the form when there is one."""
+    server = current(request)
+    back = f"/play/{token}"
+    try:
+        access = mover_for(server, token)  # counted as a move is: a form posted in a loop gets 429
+    except ApiError as failure:
+        if failure.status == 401:
+            return not_a_seat()
+        return refused_vacation(back, failure.message)
+    first = {name: value for name, value in reversed(parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True))}
+    stopped = form_refusal(server, token, request, first)
+    if stopped is not None:
+        return refused_vacation(back, stopped)
+    days = first.get("days", "").strip()
+    try:
+        seat_clocks.take_vacation(server.games, access.game_id, access.seat, int(days) if days.isdigit() and len(days) < 4 else days[:20])
+    except core.SetupError as refusal:
+        return refused_vacation(back, str(refusal))
+    return secured(RedirectResponse(back + "?" + urlencode({"notice": "vacation"}), status_code=303))
+
+
+def refused_vacation(back: str, reason: str) -> Response:
+    return secured(RedirectResponse(f"{back}?{urlencode({'refused': reason, 'at': 'vacation'})}#refusal", status_code=303))
 
 
 @router.get("/play/{token}/events")

@@ -39,6 +39,7 @@ def render_page(
     static: str,
     csrf: str,
     deadline: Mapping[str, Any] | None = None,  # pbm.clocks.deadline_of
+    vacation: Mapping[str, Any] | None = None,  # the seat's vacation bank: days left, away until
     notice: str | None = None,
     refusal: str | None = None,
     refused_move: str | None = None,
@@ -47,7 +48,8 @@ def render_page(
     """The page of `view`'s seat. `base_path` is the page's own path (/play/<token>): its forms
     post to base_path + "/move" and its live updates come from base_path + "/events". A refusal is
     drawn in the form that sent it: the composing form whose id is `refused_at`, else the button of
-    `refused_move`, else below the moves (or at the top, when the seat has none now)."""
+    `refused_move`, else below the moves (or at the top, when the seat has none now); a refused
+    vacation (`refused_at` "vacation") in the vacation form."""
     seat = view["seat"]
     return environment.get_template(f"{view['game']}.html").render(
         view=view,
@@ -61,9 +63,11 @@ def render_page(
         story=story,
         move_url=base_path + "/move",
         events_url=base_path + "/events",
+        vacation_url=base_path + "/vacation",
         static=static,
         csrf=csrf,
         deadline=deadline,
+        vacation=vacation,
         notice=notice,
         refusal=refusal,
         refused_move=refused_move,

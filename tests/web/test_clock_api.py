@@ -4,8 +4,12 @@ seat's page with the deadline at the top; bad input refused in one line, nothing
 
 from __future__ import annotations
 
+import html
+import re
+
 import core
 from events import clock as clocks
+from tests.conftest import forged
 from tests.web.conftest import ADMIN, bearer, new_game
 
 CLOCK = {"deadline": "48h", "reminders": "24h,2h", "vacation_days": 3, "autopilot_after": 2}
@@ -89,6 +93,39 @@ def test_a_seat_takes_vacation_from_its_yearly_bank(client, store) -> None:
     assert "You are on vacation until" in page and "Your move is due <time" in page
     plain = new_game(client)
     assert "has no clock" in client.post("/api/me/vacation", json={"days": 1}, headers=bearer(plain["seats"][0]["token"])).json()["error"]
+
+
+def test_a_seat_takes_vacation_from_its_page(client, store) -> None:
+    created = new_game(client, **CLOCK)
+    seat = created["clock"]["seats"][0]["seat"]
+    token = created["seats"][seat]["token"]
+    page = client.get(f"/play/{token}").text
+    assert "3 days left this year" in page and f'action="/play/{token}/vacation"' in page
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+    length = store.length(created["game_id"])
+
+    def post(form: dict, token: str = token):
+        return client.post(f"/play/{token}/vacation", data=form, follow_redirects=False)
+
+    for form, reason in (
+        ({"days": "5", "csrf": csrf}, "has 3 vacation days left this year, not 5"),
+        ({"days": "0", "csrf": csrf}, "a whole number from 1 to"),
+        ({"days": "two", "csrf": csrf}, "a whole number from 1 to"),
+        ({"days": "1", "csrf": "0" * 64}, "this form is out of date"),
+    ):
+        refused = post(form)
+        assert refused.status_code == 303 and "at=vacation" in refused.headers["location"], form
+        shown = client.get(refused.headers["location"]).text
+        assert "No vacation taken: " in shown and reason in html.unescape(shown) and "Not played" not in shown, form
+    assert post({"days": "1", "csrf": csrf}, token=forged(token)).status_code == 401
+    assert store.length(created["game_id"]) == length  # nothing written
+    taken = post({"days": "2", "csrf": csrf})
+    assert taken.status_code == 303 and taken.headers["location"] == f"/play/{token}?notice=vacation"
+    shown = client.get(taken.headers["location"]).text
+    assert "Your vacation has begun" in shown and "You are on vacation until" in shown and "1 day left this year" in shown
+    assert client.get("/api/me", headers=bearer(token)).json()["clock"]["vacation_days_left"] == 1
+    plain = new_game(client)  # no clock, no form
+    assert "/vacation" not in client.get(f"/play/{plain['seats'][0]['token']}").text
 
 
 def test_the_page_shows_whose_turn_and_the_deadline_at_the_top(client) -> None:

@@ -167,7 +167,7 @@ def from_value(value: Any) -> Envelope:
     if not isinstance(value, list) or len(value) != 11:
         raise DecodeError("an envelope is an array of 11 fields")
     schema, game_id, seq, kind, data, actor, command, command_id, time_ms, prev, hash_ = value
-    if schema != SCHEMA:
+    if type(schema) is not int or schema != SCHEMA:  # True == 1, and 1.0 == 1, in Python
         raise DecodeError(f"unknown envelope schema {schema!r} (this pbm reads {SCHEMA})")
     checked = (
         isinstance(game_id, str),

@@ -63,7 +63,7 @@ def test_bad_event_data_is_refused_with_a_reason(stored, message: str) -> None:
 
 def test_bad_envelopes_are_refused() -> None:
     good = codec.unpack(FROZEN_GAME_STARTED)
-    for index, bad_value, what in [(0, 2, "schema"), (2, -1, "seq"), (9, b"short", "prev"), (5, "x", "actor")]:
+    for index, bad_value, what in [(0, 2, "schema"), (0, True, "schema"), (0, 1.0, "schema"), (2, -1, "seq"), (9, b"short", "prev"), (5, "x", "actor")]:
         broken = list(good)
         broken[index] = bad_value
         with pytest.raises(DecodeError, match=what):

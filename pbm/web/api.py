@@ -5,11 +5,13 @@ The endpoints are plain functions on purpose: FastAPI runs them in its thread po
 request waits on Redis others go on (the command path takes a game's lock per call, so one game's
 folded table is never touched by two threads at once).
 
-The move endpoint, the one a busy server answers most, is routed by MoveRoute: the same function,
-the same spec, but its arguments are read straight from the request instead of through FastAPI's
-general dependency solving and validation, and while its Redis round trips are quick it runs on
-the event loop rather than in the pool (pbm/web/context.py, Pace): both cost more of the server's
-CPU than the move itself (bench/serve.py; docs/serve.md "Speed").
+The move endpoint, the one a busy server answers most, is reached past the rest of the stack
+(pbm/web/app.py, Shortcut) and routed by MoveRoute: the same function, the same spec, but its
+arguments are read straight from the request instead of through FastAPI's general dependency
+solving and validation; while its Redis round trip is quick it runs on the event loop rather than
+in the pool (pbm/web/context.py, Pace); and its token's check rides on the move's own append
+(events.seats.TokenCheck). Each cost the server about as much CPU as the move itself
+(bench/serve.py; docs/serve.md "Speed").
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Mapping
-from typing import Any
 from importlib import resources
+from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from fastapi import APIRouter, Request

@@ -102,8 +102,8 @@ def site(redis_client, redis_home, tmp_path_factory) -> Iterator[str]:
         assert leaked == []
 
 
-def new_game(site: str, game: str, seats: list[dict]) -> dict:
-    body = {"game": game, "players": len(seats), "seats": seats}
+def new_game(site: str, game: str, seats: list[dict], **extra) -> dict:
+    body = {"game": game, "players": len(seats), "seats": seats, **extra}
     answer = httpx.post(f"{site}/api/games", json=body, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=30)
     assert answer.status_code == 201, answer.text
     TOKENS.extend(seat["token"] for seat in answer.json()["seats"] if "token" in seat)
@@ -378,4 +378,37 @@ def test_a_page_that_missed_a_move_is_told_someone_moved_first_and_redrawn(brows
     assert seq_of(page) == str(after) and not my_turn(page)  # the stale click played nothing
     assert page.evaluate("window.loadedOnce") is True  # redrawn in place, not reloaded
     assert httpx.get(f"{site}/api/me", headers={"Authorization": f"Bearer {follower['token']}"}).json()["view"]["seq"] == after
+    context.close()
+
+
+def test_a_seat_takes_vacation_from_its_page_and_a_redraw_waits_while_it_types(browser, site):
+    """In a game with a clock the page has a vacation form. While the player is typing in it, a
+    move by someone else does not redraw the page under them; leaving the form redraws it. Sent,
+    it stops the seat's clock and the page says so."""
+    created = new_game(site, "holly-oak", [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], deadline="48h", vacation_days=5)
+    headers = {s["seat"]: {"Authorization": f"Bearer {s['token']}"} for s in created["seats"]}
+    views = {seat: httpx.get(f"{site}/api/me", headers=h).json()["view"] for seat, h in headers.items()}
+    mover = next(seat for seat, view in views.items() if view["legal_moves"])
+    away = next(s for s in created["seats"] if s["seat"] != mover)
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(away["url"])
+    page.locator("#live[data-seq]").wait_for()
+    drawn_at = seq_of(page)
+    page.locator("form.vacation input[name=days]").fill("2")  # focus stays in the form
+    played = httpx.post(f"{site}/api/me/moves", json={"move": views[mover]["legal_moves"][0]}, headers=headers[mover], timeout=30)
+    assert played.status_code == 200, played.text
+    time.sleep(3)  # the events stream polls once a second: the redraw would have come by now
+    assert seq_of(page) == drawn_at and page.locator("form.vacation input[name=days]").input_value() == "2"
+    page.locator("header.top").click()  # leaving the form lets the held redraw through
+    page.wait_for_function(f"document.getElementById('live').dataset.seq !== '{drawn_at}'", timeout=TURN_MS)
+    page.locator("form.vacation input[name=days]").fill("2")
+    page.get_by_role("button", name="Take a vacation").click()
+    page.locator(".notice").wait_for()
+    assert "Your vacation has begun" in page.locator(".notice").inner_text()
+    assert "3 days left this year" in page.locator("section.vacation").inner_text()
+    check_accessible(page)
+    page.screenshot(path=str(ARTIFACTS / "holly-oak-vacation.png"), full_page=True)
+    me = httpx.get(f"{site}/api/me", headers=headers[away["seat"]]).json()
+    assert me["clock"]["vacation_days_left"] == 3 and me["clock"]["on_vacation_until"]
     context.close()

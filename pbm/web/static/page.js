@@ -15,7 +15,7 @@
   }
 
   function choosing() {
-    const form = document.activeElement && document.activeElement.closest("form.compose");
+    const form = document.activeElement && document.activeElement.closest("form.compose, form.vacation");
     return form !== null && form.querySelector("input:checked, input[type=number]:not(:placeholder-shown)") !== null;
   }
 

@@ -154,8 +154,7 @@ def vacation_of(me: Mapping[str, Any], table: core.Table) -> dict[str, Any] | No
     clock = me.get("clock")
     if clock is None or table.outcome is not None or me["seat"] in table.bots:
         return None
-    until = clock["on_vacation_until"]
-    return {"left": clock["vacation_days_left"], "until": until and seat_clocks.readable(until)}
+    return {"left": clock["vacation_days_left"], "until": clock["on_vacation_until"]}
 
 
 def form_refusal(server: Server, token: str, request: Request, first: Mapping[str, str]) -> str | None:

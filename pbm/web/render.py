@@ -12,6 +12,7 @@ from typing import Any
 import jinja2
 
 import core
+from pbm.clocks import readable
 from pbm.web.pictures import picture
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -24,6 +25,7 @@ environment = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+environment.filters["readable"] = readable  # an ISO 8601 UTC time as a person reads it
 environment.globals["fresh_key"] = lambda: secrets.token_hex(16)
 
 

@@ -123,6 +123,7 @@ def test_a_seat_takes_vacation_from_its_page(client, store) -> None:
     assert taken.status_code == 303 and taken.headers["location"] == f"/play/{token}?notice=vacation"
     shown = client.get(taken.headers["location"]).text
     assert "Your vacation has begun" in shown and "You are on vacation until" in shown and "1 day left this year" in shown
+    assert re.search(r"You are on vacation until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: your clock is stopped", shown)  # read as people read times
     assert client.get("/api/me", headers=bearer(token)).json()["clock"]["vacation_days_left"] == 1
     plain = new_game(client)  # no clock, no form
     assert "/vacation" not in client.get(f"/play/{plain['seats'][0]['token']}").text

@@ -142,10 +142,22 @@ class TokenCheck:
 
     game_id: str
     seat: int
-    keys: tuple[str, str]
-    args: tuple[str, str, int, int]
+    digest: str  # the token's SHA-256 (hex)
+    counter: str  # the key of this window's count
+    window_s: int
+    allowance: int
     script: Callable[[Sequence[str], Sequence[Any]], Any] = attrs.field(repr=False)  # runs CHECK_LUA alone
     done: bool = False
+
+    @property
+    def keys(self) -> tuple[str, str]:
+        """CHECK_LUA's keys: the game's seat-token hash and the counter."""
+        return keys.seat_tokens(self.game_id), self.counter
+
+    @property
+    def args(self) -> tuple[str, str, int, int]:
+        """CHECK_LUA's arguments: seat, digest, the counter's TTL (two windows), the allowance."""
+        return str(self.seat), self.digest, self.window_s * 2, self.allowance
 
     def run(self) -> None:
         """Run the check alone, unless it already ran: NotASeat or OverAllowance if it refuses."""
@@ -158,7 +170,7 @@ class TokenCheck:
         if reply[0] == NOT_A_SEAT:
             raise NotASeat()
         if reply[0] == OVER_ALLOWANCE:
-            raise OverAllowance(int(self.args[3]), int(self.args[2]) // 2)
+            raise OverAllowance(self.allowance, self.window_s)
 
 
 class Seats:
@@ -210,8 +222,7 @@ class Seats:
         given = digest(token.strip().lower())
         window = int(time.time()) // window_s  # one counter per fixed window: every EXPIRE may repeat
         counter = keys.seat_rate(game_id, seat, given, window)
-        keys_ = (keys.seat_tokens(game_id), counter)
-        return TokenCheck(game_id, seat, keys_, (str(seat), given, window_s * 2, allowance), partial(self._calls.script, self._check))
+        return TokenCheck(game_id, seat, given, counter, window_s, allowance, partial(self._calls.script, self._check))
 
     def revoke(self, game_id: str, seat: int) -> None:
         """The seat's token stops working and none replaces it (a seat handed to a bot)."""

@@ -157,6 +157,12 @@ def vacation_of(me: Mapping[str, Any], table: core.Table) -> dict[str, Any] | No
     return {"left": clock["vacation_days_left"], "until": clock["on_vacation_until"]}
 
 
+async def posted_form(request: Request) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """A form post's fields in order, and each name's first value."""
+    fields = parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True)
+    return fields, {name: value for name, value in reversed(fields)}
+
+
 def form_refusal(server: Server, token: str, request: Request, first: Mapping[str, str]) -> str | None:
     """Why a form of the page may not be acted on (it came from another site, or from a page
     older than the form's CSRF token), or None."""
@@ -172,10 +178,10 @@ async def post_move(token: str, request: Request) -> Response:
     """One move from a form of the page. With `Accept: application/json` (the page's script) it
     answers like POST /api/me/moves; otherwise it redirects back to the page (303)."""
     wants_json = "application/json" in request.headers.get("accept", "")
-    fields = parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True)
+    fields, first = await posted_form(request)
     server = current(request)
     back = f"/play/{token}"
-    sent_from = next((value for name, value in fields if name == "at"), "")
+    sent_from = first.get("at", "")
     at = {"at": sent_from[:40]} if sent_from else {}  # the composing form that sent the move
 
     def answer(status: int, said: Mapping[str, str], error: str | None = None) -> Response:
@@ -192,7 +198,6 @@ async def post_move(token: str, request: Request) -> Response:
         if failure.status == 401:
             return secured(JSONResponse({"error": failure.message}, 401)) if wants_json else not_a_seat()
         return answer(failure.status, {"refused": failure.message}, failure.message)
-    first = {name: value for name, value in reversed(fields)}
     stopped = form_refusal(server, token, request, first)
     if stopped is not None:
         return answer(403, {"refused": stopped}, stopped)
@@ -228,7 +233,7 @@ async def post_vacation(token: str, request: Request) -> Response:
         if failure.status == 401:
             return not_a_seat()
         return refused_vacation(back, failure.message)
-    first = {name: value for name, value in reversed(parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True))}
+    _fields, first = await posted_form(request)
     stopped = form_refusal(server, token, request, first)
     if stopped is not None:
         return refused_vacation(back, stopped)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -31,6 +33,34 @@ def bench_redis() -> Iterator[tuple[redis.Redis, str]]:
     finally:
         server.stop()
         shutil.rmtree(server.directory, ignore_errors=True)
+
+
+# A busy loop that runs only when nothing else wants its core (SCHED_IDLE: below nice 19).
+_IDLE_SPINNER = "import os\nos.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\nwhile True:\n    pass"
+
+
+@contextmanager
+def warm_cores(enabled: bool = True) -> Iterator[str]:
+    """While measuring, one busy loop per core at the idle scheduling class, so no core halts.
+
+    Why: on a VM, a core with nothing to run halts, and waking it up again (for Redis to read a
+    request, or for the client to read the reply) adds tens of microseconds to a round trip:
+    bench/spine.py's bare XADD round trips ran 15,000/s here with a core left to halt and 39,000/s
+    with both kept busy. How often a core gets to halt depends on everything else on the machine,
+    so figures over round trips swing with it. SCHED_IDLE loops take no CPU from anything that
+    wants it; they only keep the cores awake. Yields a line saying which way the figures were taken.
+    """
+    if not enabled:
+        yield "cores left to halt when idle (--warm keeps them awake)"
+        return
+    spinners = [subprocess.Popen([sys.executable, "-c", _IDLE_SPINNER]) for _ in range(os.cpu_count() or 1)]
+    try:
+        time.sleep(0.2)  # each has set its class before the measuring starts
+        yield f"cores kept awake (--warm: {len(spinners)} busy loops at SCHED_IDLE)"
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
 
 
 def rates(count: int, work: dict[str, Callable[[], object]], repeat: int = 5) -> dict[str, float]:

@@ -2,7 +2,7 @@
 replays vs bare msgpack decoding, Holly Oak playouts. Prints figures and ratios measured side by
 side in one run; asserts nothing.
 
-    python bench/spine.py [--events N] [--code DIR] [--against DIR] [--rounds N]
+    python bench/spine.py [--events N] [--code DIR] [--against DIR] [--rounds N] [--warm]
 
 With --code, the modules measured are those of another checkout (e.g. a `git worktree add` of an
 older commit): the same measuring code gives the before figures. With --against, two processes
@@ -14,6 +14,9 @@ each, and the spread of the ratio over round pairs.
 The command path is measured against bare XADD round trips two ways: through redis-py's
 `client.xadd` (the issue's measure of "today") and sent straight on a connection as events.calls
 sends the append script (without redis-py's per-command wrapper): its share of both is printed.
+A round trip's length depends on whether a core had halted for want of work (bench/_common.py,
+warm_cores): --warm keeps every core awake, which shortens bare round trips most, so the command
+path's share of them is lowest, and steadiest, that way.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ sys.path.insert(0, str(CODE.resolve()))
 import msgpack  # noqa: E402
 
 import core  # noqa: E402
-from bench._common import bench_redis  # noqa: E402
+from bench._common import bench_redis, warm_cores  # noqa: E402
 from core.rng import Rng  # noqa: E402
 from events import keys  # noqa: E402
 from events.commands import Games  # noqa: E402
@@ -254,9 +257,9 @@ def report(rate: dict[str, float], count: int, commands: int, per_command: float
 
 def alone(args: argparse.Namespace) -> None:
     """Every measure in this process, rounds interleaved, best of `rounds`."""
-    with bench_redis() as (client, where):
+    with bench_redis() as (client, where), warm_cores(args.warm) as cores:
         rounds = Rounds(client, args.events, args.games)
-        print(f"pbm spine benchmark on {where}, {args.events} events of Holly Oak, code from {CODE.resolve()}")
+        print(f"pbm spine benchmark on {where}, {args.events} events of Holly Oak, code from {CODE.resolve()}; {cores}")
         best: dict[str, float] = {}
         for _ in range(args.rounds):
             for group in GROUPS.values():
@@ -290,19 +293,21 @@ def against(args: argparse.Namespace) -> None:
         info = {side: json.loads(process.stdout.readline()) for side, process in sides.items()}
         rates: dict[str, dict[str, list[float]]] = {side: {} for side in sides}
         order = list(sides)
-        for number in range(args.rounds):
-            for group in GROUPS.values():
-                for name in group:
-                    for side in order if number % 2 == 0 else order[::-1]:  # who goes first alternates too
-                        process = sides[side]
-                        process.stdin.write(name + "\n")
-                        process.stdin.flush()
-                        items, seconds = json.loads(process.stdout.readline())
-                        rates[side].setdefault(name, []).append(items / seconds)
+        with warm_cores(args.warm) as cores:
+            for number in range(args.rounds):
+                for group in GROUPS.values():
+                    for name in group:
+                        for side in order if number % 2 == 0 else order[::-1]:  # who goes first alternates too
+                            process = sides[side]
+                            process.stdin.write(name + "\n")
+                            process.stdin.flush()
+                            items, seconds = json.loads(process.stdout.readline())
+                            rates[side].setdefault(name, []).append(items / seconds)
     finally:
         for process in sides.values():
             process.stdin.close()
             process.wait()
+    print(f"== {cores}")
     for side in sides:
         print(f"== {side}: code from {info[side]['code']}, on {info[side]['where']}")
         best = {name: max(values) for name, values in rates[side].items()}
@@ -328,6 +333,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds of each measure (the best counts)")
     parser.add_argument("--code", help="measure the modules of this checkout instead (the before figures)")
     parser.add_argument("--against", metavar="DIR", help="measure this checkout and DIR's side by side, rounds alternated")
+    parser.add_argument("--warm", action="store_true", help="keep every core awake while measuring (bench/_common.py, warm_cores)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:

@@ -22,6 +22,7 @@ path's share of them is lowest, and steadiest, that way.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import subprocess
 import sys
@@ -35,12 +36,21 @@ sys.path.insert(0, str(CODE.resolve()))
 import msgpack  # noqa: E402
 
 import core  # noqa: E402
-from bench._common import bench_redis, warm_cores  # noqa: E402
+from bench._common import bench_redis  # noqa: E402
 from core.rng import Rng  # noqa: E402
 from events import keys  # noqa: E402
 from events.commands import Games  # noqa: E402
 from events.envelope import GENESIS, decode, seal  # noqa: E402
 from events.store import Store  # noqa: E402
+
+
+def warm_cores(enabled: bool):
+    """bench/_common.py's warm_cores, from this checkout's bench/ (with --code, `bench` is DIR's,
+    which may be older than it): it is part of the measuring, like this file, not of what is measured."""
+    spec = importlib.util.spec_from_file_location("pbm_bench_common", Path(__file__).with_name("_common.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.warm_cores(enabled)
 
 
 def random_playout(slug: str, players: int, seed: int) -> core.Table:

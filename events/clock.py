@@ -21,10 +21,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import attrs
+import cattrs.errors
 
 import core
 from core.contract import CLOCK_EVENTS, SHELL_EVENTS
 from core.table import duration_text
+from events import codec
 from events.envelope import Envelope
 
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -116,16 +118,19 @@ class Clock:
 
     @classmethod
     def read(cls, envelopes: Sequence[Envelope]) -> Clock:
-        settings = None
-        turn = 1
-        stops: list[list[int | None]] = []
-        vacations: dict[int, list[tuple[int, int]]] = {}
-        extra: dict[int, int] = {}
-        in_a_row: dict[int, int] = {}
-        timeouts = []
+        """The clock of a whole log (or of its first events)."""
+        return NO_EVENTS.advanced(envelopes)
+
+    def advanced(self, envelopes: Iterable[Envelope]) -> Clock:
+        """The clock once `envelopes` follow the events it was read from: read(a + b) is
+        read(a).advanced(b), so a reader that kept a clock reads only the envelopes after it."""
+        settings, turn, started = self.settings, self.turn, self.turn_started_ms
+        stops = [list(span) for span in self.stops]
+        vacations = {seat: list(spans) for seat, spans in self.vacations.items()}
+        extra, in_a_row, timeouts = dict(self.extra_s), dict(self.timeouts_in_a_row), list(self.timeouts)
         for env in envelopes:
             if env.kind not in SHELL_KINDS:
-                turn = env.seq + 1
+                turn, started = env.seq + 1, env.time_ms
                 extra = {}
                 if env.command is not None and env.actor is not None and not (env.command_id or "").startswith("timeout:"):
                     in_a_row[env.actor] = 0  # its player moved
@@ -149,13 +154,11 @@ class Clock:
             elif isinstance(event, core.TurnTimedOut):
                 in_a_row[event.seat] = in_a_row.get(event.seat, 0) + 1
                 timeouts.append((env.seq, event.seat, event.turn))
-        started = envelopes[turn - 1].time_ms if envelopes else 0
-        paused = stops[-1][0] if stops and stops[-1][1] is None else None
-        return cls(
+        return Clock(
             settings,
             turn,
             started,
-            paused,
+            stops[-1][0] if stops and stops[-1][1] is None else None,
             tuple((a, b) for a, b in stops),
             {seat: tuple(spans) for seat, spans in vacations.items()},
             extra,
@@ -234,6 +237,50 @@ class Clock:
         if self.settings is None or not people:
             return None
         return people[0], self.due_ms(people[0])
+
+
+NO_EVENTS = Clock(None, 1, 0, None, (), {}, {}, {}, ())  # the clock of a log with no events yet
+
+# A game's clock kept beside its log (keys.clock), so that a reader of many games' clocks (the
+# operator's list) folds only the envelopes after it: msgpack [CACHE_SCHEMA, seq, hash, settings,
+# turn, turn started, paused since, stops, vacations, extensions, timeouts in a row, timeouts], the
+# clock of the events before `seq`, `hash` the log's hash of event seq - 1. A disposable cache, as
+# a snapshot is: used only while the log still has that hash at that seq; never read by the
+# deadline worker, which acts on the clock, nor by replays.
+CACHE_SCHEMA = 1
+
+
+def cache_entry(clock: Clock, seq: int, last_hash: bytes) -> bytes:
+    settings = None if clock.settings is None else codec.converter.unstructure(clock.settings)
+    return codec.pack([
+        CACHE_SCHEMA, seq, last_hash, settings, clock.turn, clock.turn_started_ms, clock.paused_since_ms,
+        clock.stops, sorted(clock.vacations.items()), sorted(clock.extra_s.items()), sorted(clock.timeouts_in_a_row.items()), clock.timeouts,
+    ])
+
+
+def from_cache_entry(raw: bytes | None) -> tuple[int, bytes, Clock] | None:
+    """(seq, hash, clock) of a cache entry; None for none, or one this pbm does not read (a miss,
+    never an error)."""
+    if raw is None:
+        return None
+    try:
+        schema, seq, last_hash, settings, turn, started, paused, stops, vacations, extra, in_a_row, timeouts = codec.unpack(raw)
+        if schema != CACHE_SCHEMA or type(seq) is not int or seq < 1 or not isinstance(last_hash, bytes):
+            return None
+        clock = Clock(
+            None if settings is None else codec.converter.structure(settings, core.ClockSet),
+            int(turn),
+            int(started),
+            None if paused is None else int(paused),
+            tuple((int(a), None if b is None else int(b)) for a, b in stops),
+            {int(seat): tuple((int(a), int(b)) for a, b in spans) for seat, spans in vacations},
+            {int(seat): int(seconds) for seat, seconds in extra},
+            {int(seat): int(count) for seat, count in in_a_row},
+            tuple((int(at), int(seat), int(of_turn)) for at, seat, of_turn in timeouts),
+        )
+    except (codec.DecodeError, ValueError, TypeError, KeyError, AttributeError, cattrs.errors.CattrsError):
+        return None
+    return seq, last_hash, clock
 
 
 def merged(spans: Iterable[tuple[int, int | None]]) -> list[tuple[int, int | None]]:

@@ -91,11 +91,17 @@ def snapshot(game_id: str) -> str:
     return f"{PREFIX}:{{{game_id}}}:snapshot"
 
 
+def clock(game_id: str) -> str:
+    """String: the game's clock at some seq, a disposable cache for readers of many games' clocks
+    (Store.clocks, events/clock.py)."""
+    return f"{PREFIX}:{{{game_id}}}:clock"
+
+
 def of_game(game_id: str, players: int) -> list[str]:
     """Every key a game owns, for `pbm delete`: a key added for a game belongs here too (a test
     plays, summarizes and seats a game, deletes it and finds none of its keys left). Not listed:
     the seat rate windows, which expire by themselves, and a forced import's replaced logs."""
-    fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot, sent]
+    fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot, clock, sent]
     return [key(game_id) for key in fixed] + [contact(game_id, seat) for seat in range(players)]
 
 

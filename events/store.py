@@ -16,6 +16,7 @@ from events.calls import Calls
 from events.seats import CHECK_LUA, TokenCheck
 
 if TYPE_CHECKING:
+    from events.clock import Clock
     from events.envelope import Envelope
 
 # KEYS: log, commands, unverified, meta. ARGV: expected seq, command id ('' for none), n, then n
@@ -315,6 +316,57 @@ class Store:
         pipe.get(keys.seed(game_id))
         first, snapshot, seed = pipe.execute()
         return (first[0][1][b"e"] if first else None), snapshot, (None if seed is None else int(seed))
+
+    def clocks(self, game_ids: Sequence[str]) -> dict[str, Clock]:
+        """The clock at the head of each of these games' logs, in three round trips whatever their
+        number: each game's cached clock (keys.clock), the envelopes after it (from the one whose
+        hash it was read to, to check that the log is still the one it was read from), then the
+        caches brought up to the head. A game whose cache is missing or not of this log is read
+        whole (a fourth round trip, for those). A game without a log, or whose log does not
+        decode, is left out (its row's reader tells it as unreadable)."""
+        from events.clock import NO_EVENTS, cache_entry, from_cache_entry
+        from events.codec import DecodeError
+        from events.envelope import decode
+
+        cached = dict(zip(game_ids, map(from_cache_entry, self._each(game_ids, lambda pipe, game_id: pipe.get(keys.clock(game_id))))))
+        start = {game_id: 0 if found is None else found[0] - 1 for game_id, found in cached.items()}
+        tails = dict(zip(game_ids, self._each(game_ids, lambda pipe, game_id: pipe.xrange(keys.log(game_id), keys.entry_id(start[game_id]), "+"))))
+
+        def hash_of_first(entries: list[Any]) -> bytes | None:
+            try:
+                return decode(entries[0][1][b"e"]).hash if entries else None
+            except DecodeError:
+                return None
+
+        # A cache not of this log (replaced by an import, or gone) is left aside: the log is read whole.
+        stale = [game_id for game_id, found in cached.items() if found is not None and hash_of_first(tails[game_id]) != found[1]]
+        tails.update(zip(stale, self._each(stale, lambda pipe, game_id: pipe.xrange(keys.log(game_id), keys.entry_id(0), "+"))))
+        cached.update(dict.fromkeys(stale))
+        clocks, caches = {}, {}
+        for game_id, entries in tails.items():
+            try:
+                envelopes = [decode(fields[b"e"]) for _entry_id, fields in entries]
+            except DecodeError:
+                continue
+            if not envelopes:
+                continue
+            found = cached[game_id]
+            # A cache's first envelope is its own last event, folded into it already.
+            clocks[game_id] = NO_EVENTS.advanced(envelopes) if found is None else found[2].advanced(envelopes[1:])
+            head = envelopes[-1].seq + 1
+            if found is None or head > found[0]:
+                caches[game_id] = cache_entry(clocks[game_id], head, envelopes[-1].hash)
+        self._each(list(caches), lambda pipe, game_id: pipe.set(keys.clock(game_id), caches[game_id]))
+        return clocks
+
+    def _each(self, game_ids: Sequence[str], command: Any) -> list[Any]:
+        """One pipelined command per game (`command(pipe, game_id)`), in one round trip."""
+        if not game_ids:
+            return []
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in game_ids:
+            command(pipe, game_id)
+        return pipe.execute()
 
     def save_snapshot(self, game_id: str, raw: bytes) -> None:
         # The command path writes one every 64 events: straight on a connection, as the append.

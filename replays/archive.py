@@ -195,7 +195,7 @@ def restore(client: redis.Redis, log: Log, replace: bool = False, force: bool = 
             pipe.delete(keys.seat_tokens(game_id))  # the old game's seat links do not open this one
         # A replace that only adds events keeps the running game's secret seed: its log is a
         # prefix of this one, so the seed matches the same commitment.
-        pipe.delete(log_key, keys.commands(game_id), keys.meta(game_id), keys.unverified(game_id), keys.snapshot(game_id))
+        pipe.delete(log_key, keys.commands(game_id), keys.meta(game_id), keys.unverified(game_id), keys.snapshot(game_id), keys.clock(game_id))
         if dropped is not None or log.revealed_seed is not None:
             pipe.delete(seed_key)
         for seq, data in enumerate(raw):

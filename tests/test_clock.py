@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 
+import attrs
 import pytest
 
 import core
-from events import clock as clocks
+from events import clock as clocks, keys
 from events.commands import Games
 from events.store import Store
 from pbm import clocks as game_clocks
@@ -182,3 +183,76 @@ def test_pbm_new_and_clock_refuse_bad_input_in_one_line(pbm, store: Store) -> No
     assert "3 vacation days left" in pbm("clock", game_id, "vacation", "4", "--seat", str(seat), ok=False).output
     plain = pbm("new", "holly-oak", "-p", "3").stdout.strip()
     assert "has no clock" in pbm("clock", plain, "pause", ok=False).output
+
+
+def eventful(timed: Games, store: Store, wall: Wall) -> str:
+    """A clocked game with every kind of the clock's events between moves: pauses, extensions,
+    vacations of two seats, a timeout with the autopilot's move, and a pause left open."""
+    game_id = timed.create("holly-oak", 3, seed=4, clock=clocks.settings("1h", "10m", vacation_days=5, autopilot_after=3))
+
+    def move() -> None:
+        wall.advance(60_000)
+        seat = timed.table(game_id).to_act[0]
+        timed.submit(game_id, seat, timed.table(game_id).legal_moves(seat)[0])
+
+    move()
+    game_clocks.pause(timed, game_id)
+    wall.advance(HOUR_MS)
+    game_clocks.resume(timed, game_id)
+    game_clocks.extend(timed, game_id, "15m")
+    move()
+    seat = timed.table(game_id).to_act[0]
+    game_clocks.take_vacation(timed, game_id, seat, 2)
+    game_clocks.take_vacation(timed, game_id, (seat + 1) % 3, 1)
+    move()
+    seat, turn = timed.table(game_id).to_act[0], clock_of(store, game_id).turn
+    wall.advance(2 * HOUR_MS)
+    timed.record(game_id, core.TurnTimedOut(seat=seat, turn=turn), command_id=f"timed-out:{turn}:{seat}")
+    timed.submit(game_id, seat, timed.table(game_id).legal_moves(seat)[0], command_id=clocks.timeout_command_id(turn, seat))
+    move()
+    game_clocks.pause(timed, game_id)
+    return game_id
+
+
+def test_a_clock_read_in_two_parts_is_the_clock_read_whole_and_its_cache_entry_holds_it(timed: Games, store: Store, wall: Wall) -> None:
+    envelopes = store.read(eventful(timed, store, wall))
+    whole = clocks.Clock.read(envelopes)
+    assert whole.stops and whole.vacations and whole.extra_s == {} and whole.timeouts and whole.paused_since_ms is not None
+    for split in range(len(envelopes) + 1):
+        part = clocks.Clock.read(envelopes[:split])
+        assert part.advanced(envelopes[split:]) == whole, split
+        if split:  # a turn begins at the last event that is nobody's shell event
+            assert part.turn_started_ms == envelopes[part.turn - 1].time_ms and envelopes[part.turn - 1].kind not in clocks.SHELL_KINDS
+        if split:
+            entry = clocks.cache_entry(part, split, envelopes[split - 1].hash)
+            assert clocks.from_cache_entry(entry) == (split, envelopes[split - 1].hash, part), split
+    for junk in (None, b"", b"\xc1", clocks.codec.pack([clocks.CACHE_SCHEMA + 1]), clocks.codec.pack([clocks.CACHE_SCHEMA, "1", b"", None, 1, 0, None, [], [], [], [], []])):
+        assert clocks.from_cache_entry(junk) is None
+
+
+def test_store_clocks_reads_only_the_envelopes_after_each_games_cached_clock(timed: Games, store: Store, wall: Wall) -> None:
+    first, second = eventful(timed, store, wall), timed.create("holly-oak", 3, seed=5, clock=clocks.settings("2h"))
+    assert store.clocks([first, second, "no-such-game"]) == {first: clock_of(store, first), second: clock_of(store, second)}
+
+    def cache(game_id: str) -> tuple[int, bytes, clocks.Clock] | None:
+        return clocks.from_cache_entry(store.redis.get(keys.clock(game_id)))
+
+    assert cache(first)[0] == store.length(first) and cache(second)[0] == store.length(second)
+    game_clocks.resume(timed, first)
+    wall.advance(60_000)
+    seat = timed.table(first).to_act[0]
+    timed.submit(first, seat, timed.table(first).legal_moves(seat)[0])
+    assert store.clocks([first]) == {first: clock_of(store, first)} and cache(first)[0] == store.length(first)
+    # What is read is the cache and the envelopes after it: a cached clock planted with the log's
+    # hash at its seq is what comes back, and one with another hash (another log's) is ignored.
+    seq, last_hash, clock = cache(first)
+    planted = attrs.evolve(clock, extra_s={seat: 999})
+    store.redis.set(keys.clock(first), clocks.cache_entry(planted, seq, last_hash))
+    assert store.clocks([first]) == {first: planted}
+    store.redis.set(keys.clock(first), clocks.cache_entry(planted, seq, b"\x01" * 32))
+    assert store.clocks([first]) == {first: clock_of(store, first)} and cache(first)[1] == last_hash
+    store.redis.set(keys.clock(second), b"not a cache entry")
+    assert store.clocks([second]) == {second: clock_of(store, second)}
+    # A log that does not decode is left out; the others are not.
+    store.append(second, store.length(second), [b"\xc1"])
+    assert store.clocks([first, second]) == {first: clock_of(store, first)}

@@ -17,8 +17,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from core.table import Table
-from events import envelope, keys
-from events.codec import DecodeError
+from events import keys
 from events import clock as clocks
 from events.commands import UnreadableGame
 from pbm import clocks as game_clocks, seating, turn_report
@@ -151,24 +150,16 @@ def list_games(server: Server = Depends(admin)) -> dict[str, Any]:
 
 
 def clocks_of(server: Server, infos: list) -> dict[str, dict[str, Any]]:
-    """The clock of each running game with one (the index's clocked games): its logs read in one
-    round trip, only for those."""
+    """The clock of each running game with one (the index's clocked games): from each game's cached
+    clock and the envelopes after it (Store.clocks), so a listing reads a game's whole log only
+    the first time it lists it."""
     clocked = set(server.games.store.redis.zrange(keys.CLOCKED_GAMES, 0, -1))
     running = [info for info in infos if info.game_id.encode() in clocked and info.status is not None and not info.finished]
     if not running:
         return {}
-    pipe = server.games.store.redis.pipeline(transaction=False)
-    for info in running:
-        pipe.xrange(keys.log(info.game_id))
-    found = {}
+    clocks = server.games.store.clocks([info.game_id for info in running])  # a damaged log is left out
     now = game_clocks.now_ms()
-    for info, entries in zip(running, pipe.execute()):
-        try:
-            clock = clocks.Clock.read([envelope.decode(fields[b"e"]) for _id, fields in entries])
-        except DecodeError:
-            continue  # an unreadable log is listed as such by its row's reader
-        found[info.game_id] = clock.describe(info.status.to_act, info.status.bots, now)
-    return found
+    return {info.game_id: clocks[info.game_id].describe(info.status.to_act, info.status.bots, now) for info in running if info.game_id in clocks}
 
 
 @router.get("/{game_id}", summary="One game's public view, with its seats and clock")

@@ -157,9 +157,9 @@ def clocks_of(server: Server, infos: list) -> dict[str, dict[str, Any]]:
     running = [info for info in infos if info.game_id.encode() in clocked and info.status is not None and not info.finished]
     if not running:
         return {}
-    clocks = server.games.store.clocks([info.game_id for info in running])  # a damaged log is left out
+    found = server.games.store.clocks([info.game_id for info in running])  # a damaged log is left out
     now = game_clocks.now_ms()
-    return {info.game_id: clocks[info.game_id].describe(info.status.to_act, info.status.bots, now) for info in running if info.game_id in clocks}
+    return {info.game_id: found[info.game_id].describe(info.status.to_act, info.status.bots, now) for info in running if info.game_id in found}
 
 
 @router.get("/{game_id}", summary="One game's public view, with its seats and clock")

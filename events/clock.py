@@ -246,8 +246,10 @@ NO_EVENTS = Clock(None, 1, 0, None, (), {}, {}, {}, ())  # the clock of a log wi
 # turn, turn started, paused since, stops, vacations, extensions, timeouts in a row, timeouts], the
 # clock of the events before `seq`, `hash` the log's hash of event seq - 1. A disposable cache, as
 # a snapshot is: used only while the log still has that hash at that seq; never read by the
-# deadline worker, which acts on the clock, nor by replays.
+# deadline worker, which acts on the clock, nor by replays. It expires a month after it was last
+# written: a game that no listing shows any more (one over) does not keep it (216 bytes in Redis).
 CACHE_SCHEMA = 1
+CACHE_TTL_S = 30 * 86400
 
 
 def cache_entry(clock: Clock, seq: int, last_hash: bytes) -> bytes:

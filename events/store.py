@@ -321,10 +321,10 @@ class Store:
         """The clock at the head of each of these games' logs, in three round trips whatever their
         number: each game's cached clock (keys.clock), the envelopes after it (from the one whose
         hash it was read to, to check that the log is still the one it was read from), then the
-        caches brought up to the head. A game whose cache is missing or not of this log is read
-        whole (a fourth round trip, for those). A game without a log, or whose log does not
+        caches brought up to the head (each kept for events.clock.CACHE_TTL_S). A game whose cache
+        is missing or not of this log is read whole (a fourth round trip, for those). A game without a log, or whose log does not
         decode, is left out (its row's reader tells it as unreadable)."""
-        from events.clock import NO_EVENTS, cache_entry, from_cache_entry
+        from events.clock import CACHE_TTL_S, NO_EVENTS, cache_entry, from_cache_entry
         from events.codec import DecodeError
         from events.envelope import decode
 
@@ -356,7 +356,7 @@ class Store:
             head = envelopes[-1].seq + 1
             if found is None or head > found[0]:
                 caches[game_id] = cache_entry(clocks[game_id], head, envelopes[-1].hash)
-        self._each(list(caches), lambda pipe, game_id: pipe.set(keys.clock(game_id), caches[game_id]))
+        self._each(list(caches), lambda pipe, game_id: pipe.set(keys.clock(game_id), caches[game_id], ex=CACHE_TTL_S))
         return clocks
 
     def _each(self, game_ids: Sequence[str], command: Any) -> list[Any]:

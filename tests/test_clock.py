@@ -238,6 +238,7 @@ def test_store_clocks_reads_only_the_envelopes_after_each_games_cached_clock(tim
         return clocks.from_cache_entry(store.redis.get(keys.clock(game_id)))
 
     assert cache(first)[0] == store.length(first) and cache(second)[0] == store.length(second)
+    assert 0 < store.redis.ttl(keys.clock(first)) <= clocks.CACHE_TTL_S  # a game no listing shows any more lets it go
     game_clocks.resume(timed, first)
     wall.advance(60_000)
     seat = timed.table(first).to_act[0]

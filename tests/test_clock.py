@@ -10,7 +10,7 @@ import attrs
 import pytest
 
 import core
-from events import clock as clocks, keys
+from events import clock as clocks, codec, keys
 from events.commands import Games
 from events.store import Store
 from pbm import clocks as game_clocks
@@ -223,10 +223,9 @@ def test_a_clock_read_in_two_parts_is_the_clock_read_whole_and_its_cache_entry_h
         assert part.advanced(envelopes[split:]) == whole, split
         if split:  # a turn begins at the last event that is nobody's shell event
             assert part.turn_started_ms == envelopes[part.turn - 1].time_ms and envelopes[part.turn - 1].kind not in clocks.SHELL_KINDS
-        if split:
             entry = clocks.cache_entry(part, split, envelopes[split - 1].hash)
             assert clocks.from_cache_entry(entry) == (split, envelopes[split - 1].hash, part), split
-    for junk in (None, b"", b"\xc1", clocks.codec.pack([clocks.CACHE_SCHEMA + 1]), clocks.codec.pack([clocks.CACHE_SCHEMA, "1", b"", None, 1, 0, None, [], [], [], [], []])):
+    for junk in (None, b"", b"\xc1", codec.pack([clocks.CACHE_SCHEMA + 1]), codec.pack([clocks.CACHE_SCHEMA, "1", b"", None, 1, 0, None, [], [], [], [], []])):
         assert clocks.from_cache_entry(junk) is None
 
 

@@ -322,33 +322,33 @@ class Store:
         number: each game's cached clock (keys.clock), the envelopes after it (from the one whose
         hash it was read to, to check that the log is still the one it was read from), then the
         caches brought up to the head (each kept for events.clock.CACHE_TTL_S). A game whose cache
-        is missing or not of this log is read whole (a fourth round trip, for those). A game without a log, or whose log does not
-        decode, is left out (its row's reader tells it as unreadable)."""
+        is missing or not of this log is read whole (a fourth round trip, for those). A game
+        without a log, or whose log does not decode, is left out (its row's reader tells it as
+        unreadable)."""
         from events.clock import CACHE_TTL_S, NO_EVENTS, cache_entry, from_cache_entry
         from events.codec import DecodeError
         from events.envelope import decode
 
         cached = dict(zip(game_ids, map(from_cache_entry, self._each(game_ids, lambda pipe, game_id: pipe.get(keys.clock(game_id))))))
         start = {game_id: 0 if found is None else found[0] - 1 for game_id, found in cached.items()}
-        tails = dict(zip(game_ids, self._each(game_ids, lambda pipe, game_id: pipe.xrange(keys.log(game_id), keys.entry_id(start[game_id]), "+"))))
 
-        def hash_of_first(entries: list[Any]) -> bytes | None:
+        def envelopes_of(entries: list[Any]) -> list[Envelope] | None:
             try:
-                return decode(entries[0][1][b"e"]).hash if entries else None
+                return [decode(fields[b"e"]) for _entry_id, fields in entries]
             except DecodeError:
                 return None
 
+        logs = {
+            game_id: envelopes_of(entries)
+            for game_id, entries in zip(game_ids, self._each(game_ids, lambda pipe, game_id: pipe.xrange(keys.log(game_id), keys.entry_id(start[game_id]), "+")))
+        }
         # A cache not of this log (replaced by an import, or gone) is left aside: the log is read whole.
-        stale = [game_id for game_id, found in cached.items() if found is not None and hash_of_first(tails[game_id]) != found[1]]
-        tails.update(zip(stale, self._each(stale, lambda pipe, game_id: pipe.xrange(keys.log(game_id), keys.entry_id(0), "+"))))
-        cached.update(dict.fromkeys(stale))
+        stale = [game_id for game_id, found in cached.items() if found is not None and not (logs[game_id] and logs[game_id][0].hash == found[1])]
+        for game_id, entries in zip(stale, self._each(stale, lambda pipe, game_id: pipe.xrange(keys.log(game_id), keys.entry_id(0), "+"))):
+            cached[game_id], logs[game_id] = None, envelopes_of(entries)
         clocks, caches = {}, {}
-        for game_id, entries in tails.items():
-            try:
-                envelopes = [decode(fields[b"e"]) for _entry_id, fields in entries]
-            except DecodeError:
-                continue
-            if not envelopes:
+        for game_id, envelopes in logs.items():
+            if not envelopes:  # no log, or one that does not decode
                 continue
             found = cached[game_id]
             # A cache's first envelope is its own last event, folded into it already.
@@ -392,10 +392,7 @@ class Store:
         if self._calls.direct:
             replies = self._calls.reads([("HMGET", keys.meta(game_id), *ROW_FIELDS) for game_id in game_ids])
         else:
-            pipe = self.redis.pipeline(transaction=False)
-            for game_id in game_ids:
-                pipe.hmget(keys.meta(game_id), ROW_FIELDS)
-            replies = pipe.execute()
+            replies = self._each(game_ids, lambda pipe, game_id: pipe.hmget(keys.meta(game_id), ROW_FIELDS))
         found = (GameInfo.from_row(game_id, row) for game_id, row in zip(game_ids, replies))
         return [info for info in found if info is not None]
 
@@ -444,10 +441,7 @@ class Store:
     def owed_summaries(self) -> list[GameInfo]:
         """The finished games whose summary is not written."""
         found = [info for info in self.rows(index.members(self.redis, keys.UNSUMMARIZED)) if info.finished]
-        pipe = self.redis.pipeline(transaction=False)
-        for info in found:
-            pipe.exists(keys.summary(info.game_id))
-        done = pipe.execute()
+        done = self._each([info.game_id for info in found], lambda pipe, game_id: pipe.exists(keys.summary(game_id)))
         index.summarized(self.redis, [info.game_id for info, there in zip(found, done) if there])
         return [info for info, there in zip(found, done) if not there]
 

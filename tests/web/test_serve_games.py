@@ -98,9 +98,20 @@ def test_two_clients_racing_one_seat_play_one_move(servers):
     with httpx.Client(timeout=30) as admin_http:
         body = {"game": "holly-oak", "players": 3, "seats": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
         created = admin_http.post(f"{servers[0]}/api/games", json=body, headers=bearer(ADMIN)).json()
-        views = {s["seat"]: admin_http.get(f"{servers[0]}/api/me", headers=bearer(s["token"])).json() for s in created["seats"]}
-    seat = next(s for s in created["seats"] if views[s["seat"]]["view"]["legal_moves"])
-    view = views[seat["seat"]]["view"]
+
+        def to_act() -> tuple[dict, dict]:
+            views = {s["seat"]: admin_http.get(f"{servers[0]}/api/me", headers=bearer(s["token"])).json()["view"] for s in created["seats"]}
+            seat = next(s for s in created["seats"] if views[s["seat"]]["legal_moves"])
+            return seat, views[seat["seat"]]
+
+        # Two different moves race: a seat with one legal move (the lead of 1Sp that opens a round)
+        # plays it first. (The same move sent twice in the same millisecond is the same append's
+        # bytes, answered as a repeated command: the idempotent answer, raced below on purpose.)
+        seat, view = to_act()
+        while len(view["legal_moves"]) < 2:
+            moved = admin_http.post(f"{servers[0]}/api/me/moves", json={"move": view["legal_moves"][0]}, headers=bearer(seat["token"]))
+            assert moved.status_code == 200, moved.text
+            seat, view = to_act()
     headers = bearer(seat["token"])
 
     def race(bodies_and_headers: list[tuple[str, dict, dict]]) -> list[httpx.Response]:
@@ -120,6 +131,7 @@ def test_two_clients_racing_one_seat_play_one_move(servers):
         return answers
 
     first, second = view["legal_moves"][0], view["legal_moves"][-1]
+    assert first != second
     answers = race([(servers[0], {"move": first, "expected_seq": view["seq"]}, {}), (servers[1], {"move": second, "expected_seq": view["seq"]}, {})])
     assert sorted(a.status_code for a in answers) == [200, 409], [a.text for a in answers]
     with httpx.Client(timeout=30) as http:

@@ -33,6 +33,13 @@ class Unknown:
     """A table's clock not looked for yet."""
 
 
+# A table keeps the states it passed at most MARKS points of its recent past, MARK_EVERY events or
+# more apart, so a report of the last moves (narrate from a recent seq) folds from the nearest one
+# instead of from the game's start: a seat's page costs its latest events, not the game's length.
+MARK_EVERY = 64
+MARKS = 4
+
+
 class Table:
     """A game in progress (or over): its events, its state and, when known, its secret seed.
 
@@ -56,9 +63,12 @@ class Table:
         self.seed = seed
         self._bots = bots
         self._clock = clock  # the clock's settings (ClockSet), kept like the bots; Unknown until looked for
+        self._marks = [(len(events), state)]  # (seq, the state after seq events), oldest first
 
     def copy(self) -> Table:
-        return Table(self.game, self.events.copy(), self.state, self.seed, self._bots, self._clock)
+        twin = Table(self.game, self.events.copy(), self.state, self.seed, self._bots, self._clock)
+        twin._marks = self._marks.copy()
+        return twin
 
     @property
     def clock(self) -> ClockSet | None:
@@ -143,6 +153,11 @@ class Table:
         self._note_bots(events)
         self.events.extend(events)
         self.state = state
+        self._mark(self.seq, state)
+
+    def _mark(self, seq: int, state: Any) -> None:
+        if seq - self._marks[-1][0] >= MARK_EVERY:
+            self._marks = [*self._marks[1 - MARKS :], (seq, state)]
 
     def _note_bots(self, events: list[Any]) -> None:
         if self._bots is not None:
@@ -154,8 +169,15 @@ class Table:
         """Apply events already decided (from the log); never validates the rules, but an event
         that does not fold (a forged log) raises BrokenLog and leaves the table as it was."""
         new = list(events)
+        marks = []
         try:
-            state = fold(self.game, self.state, new)
+            # Folded in pieces at the points to mark: every MARK_EVERY events of the last
+            # MARKS * MARK_EVERY (a long log folded at once is marked near its head).
+            state, done = self.state, 0
+            for cut in range(len(new) - (MARKS - 1) * MARK_EVERY, len(new) + 1, MARK_EVERY):
+                if cut > done:
+                    state, done = fold(self.game, state, new[done:cut]), cut
+                    marks.append((self.seq + done, state))
         except SetupError:
             raise  # the options of a new table refused (a board that does not parse): say so as such
         except Exception:  # whatever a forged event makes evolve trip over: which one, event by event
@@ -171,6 +193,8 @@ class Table:
         self.state = state
         self._note_bots(new)
         self.events.extend(new)
+        for seq, marked in marks:
+            self._mark(seq, marked)
 
     def view(self, seat: int | None = None) -> dict[str, Any]:
         """What `seat` may see (None: a spectator), as a JSON-able dict."""
@@ -193,10 +217,12 @@ class Table:
         return view
 
     def narrate(self, seat: int | None = None, start: int = 0) -> list[tuple[int, str]]:
-        """(seq, line) for every event from `start` on, as `seat` may see it."""
+        """(seq, line) for every event from `start` on, as `seat` may see it: folded from the
+        latest of the table's marks at or before `start` (from the game's start if none is)."""
+        base, state = next(((seq, marked) for seq, marked in reversed(self._marks) if seq <= start), (0, None))
         lines = []
-        state = None
-        for seq, event in enumerate(self.events):
+        for seq in range(base, self.seq):
+            event = self.events[seq]
             if seq >= start:
                 lines.append((seq, narrate(self.game, state, event, seat)))
             state = apply(self.game, state, event)

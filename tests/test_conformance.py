@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import core
 from core.rng import Rng, seed_hex
 from core.contract import LIFECYCLE_EVENTS
-from core.table import Table, apply, fold
+from core.table import MARK_EVERY, Table, apply, fold
 from events import codec, envelope
 
 EXAMPLES = int(os.environ.get("PBM_CONFORMANCE_EXAMPLES", "25"))
@@ -152,6 +152,19 @@ def test_random_playout(slug: str, players: int, seed: int, chooser: int) -> Non
     for seat in [None, *range(players)]:
         assert replayed.view(seat) == table.view(seat)
         assert replayed.narrate(seat) == table.narrate(seat)
+    check_narration_from_marks(table, replayed, pick)
+
+
+def check_narration_from_marks(table: Table, replayed: Table, pick: Rng) -> None:
+    """Narrated from a recent seq, a table folds from the latest state it marked at or before it:
+    the lines are those of the narration from the start, for a table marked move by move (played)
+    and one marked in a single long fold (replayed), and for a copy of each."""
+    for seat in [None, *range(table.players)]:
+        whole = table.narrate(seat)
+        starts = {len(whole) - 1, len(whole) - 1 - pick.below(min(len(whole), 4 * MARK_EVERY)), pick.below(len(whole))}
+        for start in starts:
+            for reader in (table, replayed, table.copy(), replayed.copy()):
+                assert reader.narrate(seat, start) == whole[start:], f"{table.game.slug}: narrated from {start}"
 
 
 def check_fold(table: Table, pick: Rng) -> None:

@@ -55,6 +55,8 @@ def test_a_cold_read_starts_from_the_snapshot_and_equals_the_whole_log(games: Ga
     assert isinstance(cold.events, snapshots.History) and cold.events._before is None  # the prefix unread
     truth = folded(store, game_id)
     assert cold.state == truth.state and cold.seq == truth.seq and cold.bots == truth.bots == {1: "random"}
+    # The latest moves are narrated from the snapshot's state, still without the prefix.
+    assert cold.narrate(0, start=saved_at) == truth.narrate(0)[saved_at:] and cold.events._before is None
     assert list(cold.events) == truth.events  # asked for, the prefix comes from the log
     assert cold.narrate(0) == truth.narrate(0)
 

@@ -14,7 +14,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -26,6 +26,9 @@ from events.codec import DecodeError
 from events.envelope import Envelope
 from events.seats import TokenCheck
 from events.store import Conflict, Status, Store
+
+if TYPE_CHECKING:
+    from events.clock import Clock
 
 Dispatch = Callable[..., None]  # (game id, table[, reach=seats with a channel]) -> None
 RETRIES = 50
@@ -169,6 +172,16 @@ class Games:
     def table(self, game_id: str) -> Table:
         """A copy of the game's table as the log has it now (with its seed, to play on or view)."""
         return self._load(game_id)[0].copy()
+
+    def table_with_clock(self, game_id: str) -> tuple[Table, Clock]:
+        """A copy of the game's table and its clock (events.clock) after the table's last event,
+        read from the clock's cache and the events since: a long game's clock costs its latest
+        events, not its length."""
+        table = self.table(game_id)
+        clock = self.store.clocks([game_id], upto={game_id: table.seq - 1}).get(game_id)
+        if clock is None:  # the log went, or was replaced by one that does not decode, meanwhile
+            raise UnknownGame(game_id)
+        return table, clock
 
     @one_game_at_a_time
     def table_at(self, game_id: str, seq: int) -> Table:

@@ -108,6 +108,12 @@ FIELDS = ("game_id", "seq", "kind", "data", "actor", "command", "command_id", "t
 _new_envelope = partial(tuple.__new__, Envelope)
 
 
+def is_move_of(env: Envelope, seat: int) -> bool:
+    """Whether `env` is the first event of a move `seat` made (the command path puts the move's
+    text on that event only; a shell event, a deal or a reveal carries none)."""
+    return env.command is not None and env.actor == seat
+
+
 def link(prev: bytes, body: bytes) -> bytes:
     return hashlib.sha256(prev + body).digest()
 

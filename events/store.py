@@ -4,7 +4,7 @@ idempotent command ids, in one round trip. It stores and reads bytes; it never d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -280,7 +280,9 @@ class Store:
         """(seq, envelope bytes) from `start` to `stop` inclusive (None: to the end)."""
         return [(keys.seq_of(entry_id), _envelope_field(fields)) for entry_id, fields in self._entries(game_id, start, stop)]
 
-    def read(self, game_id: str, start: int = 0, stop: int | None = None) -> list[Envelope]:
+    def read(self, game_id: str, start: int = 0, stop: int | None = None, count: int | None = None, backward: bool = False) -> list[Envelope]:
+        """The envelopes from `start` to `stop` inclusive (None: to the end); `backward`, the first
+        `count` going back from `start` (stop None: to the first), newest first."""
         # Imported here: the codec brings cattrs and the rules, which `pbm list` (rows only) never needs.
         from events.codec import unpack
         from events.envelope import from_value
@@ -289,18 +291,41 @@ class Store:
         # and an entry's one field is taken where it is (no call, no pair, an event).
         return [
             from_value(unpack(fields[1] if len(fields) == 2 and fields[0] == b"e" else _envelope_field(fields)))
-            for _entry_id, fields in self._entries(game_id, start, stop)
+            for _entry_id, fields in self._entries(game_id, start, stop, count, backward)
         ]
 
-    def _entries(self, game_id: str, start: int, stop: int | None) -> list[Any]:
+    def since_move(self, game_id: str, seat: int, stop: int) -> list[Envelope]:
+        """The envelopes from the first event of `seat`'s latest move up to `stop` inclusive (from
+        the start if the seat has not moved): what a seat's report needs, read back from `stop` a
+        page at a time, so its cost is the events since that move, not the game's length."""
+        from events.envelope import is_move_of
+
+        found: list[Envelope] = []
+        count = 16
+        while stop >= 0:
+            page = self.read(game_id, stop, count=count, backward=True)
+            for env in page:
+                found.append(env)
+                if is_move_of(env, seat):
+                    return found[::-1]
+            if len(page) < count:
+                break
+            stop, count = page[-1].seq - 1, min(4 * count, 4096)
+        return found[::-1]
+
+    def _entries(self, game_id: str, start: int, stop: int | None, count: int | None = None, backward: bool = False) -> list[Any]:
         """The log's entries from `start` to `stop` inclusive, as XRANGE answers them raw: [entry id,
-        [field, value, ...]] each."""
-        last = "+" if stop is None else keys.entry_id(stop)
+        [field, value, ...]] each. `backward`: the first `count` of them going back from `start`
+        (XREVRANGE; `stop` None: to the log's first), newest first."""
+        first = keys.entry_id(start)
+        last = ("-" if backward else "+") if stop is None else keys.entry_id(stop)
+        limit = () if count is None else ("COUNT", count)
         if not self._calls.direct:
-            entries = self.redis.xrange(keys.log(game_id), keys.entry_id(start), last)
+            read = self.redis.xrevrange if backward else self.redis.xrange
+            entries = read(keys.log(game_id), first, last, count=count)
             return [(entry_id, [b"e", fields[b"e"]]) for entry_id, fields in entries]
         # The raw reply, without redis-py's dict per entry.
-        return self._calls.command(("XRANGE", keys.log(game_id), keys.entry_id(start), last))
+        return self._calls.command(("XREVRANGE" if backward else "XRANGE", keys.log(game_id), first, last, *limit))
 
     def unverified(self, game_id: str) -> str | None:
         """Why the game's imported log failed verification, if it was imported unverified."""
@@ -317,19 +342,25 @@ class Store:
         first, snapshot, seed = pipe.execute()
         return (first[0][1][b"e"] if first else None), snapshot, (None if seed is None else int(seed))
 
-    def clocks(self, game_ids: Sequence[str]) -> dict[str, Clock]:
-        """The clock at the head of each of these games' logs, in three round trips whatever their
-        number: each game's cached clock (keys.clock), the envelopes after it (from the one whose
-        hash it was read to, to check that the log is still the one it was read from), then the
-        caches brought up to the head (each kept for events.clock.CACHE_TTL_S). A game whose cache
-        is missing or not of this log is read whole (a fourth round trip, for those). A game
-        without a log, or whose log does not decode, is left out (its row's reader tells it as
-        unreadable)."""
+    def clocks(self, game_ids: Sequence[str], upto: Mapping[str, int] | None = None) -> dict[str, Clock]:
+        """The clock at the head of each of these games' logs (with `upto`, game id -> seq: after
+        that event, where a reader's table stands), in three round trips whatever their number:
+        each game's cached clock (keys.clock), the envelopes after it (from the one whose hash it
+        was read to, to check that the log is still the one it was read from), then the caches
+        brought up to the head (each kept for events.clock.CACHE_TTL_S). A game whose cache is
+        missing, ahead of its `upto` or not of this log is read whole (a fourth round trip, for
+        those). A game without a log, or whose log does not decode, is left out (its row's reader
+        tells it as unreadable)."""
         from events.clock import CACHE_TTL_S, NO_EVENTS, cache_entry, from_cache_entry
         from events.codec import DecodeError
         from events.envelope import decode
 
+        end = {game_id: "+" if upto is None else keys.entry_id(upto[game_id]) for game_id in game_ids}
         cached = dict(zip(game_ids, map(from_cache_entry, self._each(game_ids, lambda pipe, game_id: pipe.get(keys.clock(game_id))))))
+        # A cache of more events than a reader's table has says nothing of that table's clock (and
+        # is kept as it is).
+        ahead = {game_id for game_id, found in cached.items() if found is not None and upto is not None and found[0] > upto[game_id] + 1}
+        cached.update(dict.fromkeys(ahead))
         start = {game_id: 0 if found is None else found[0] - 1 for game_id, found in cached.items()}
 
         def envelopes_of(entries: list[Any]) -> list[Envelope] | None:
@@ -340,11 +371,11 @@ class Store:
 
         logs = {
             game_id: envelopes_of(entries)
-            for game_id, entries in zip(game_ids, self._each(game_ids, lambda pipe, game_id: pipe.xrange(keys.log(game_id), keys.entry_id(start[game_id]), "+")))
+            for game_id, entries in zip(game_ids, self._each(game_ids, lambda pipe, game_id: pipe.xrange(keys.log(game_id), keys.entry_id(start[game_id]), end[game_id])))
         }
         # A cache not of this log (replaced by an import, or gone) is left aside: the log is read whole.
         stale = [game_id for game_id, found in cached.items() if found is not None and not (logs[game_id] and logs[game_id][0].hash == found[1])]
-        for game_id, entries in zip(stale, self._each(stale, lambda pipe, game_id: pipe.xrange(keys.log(game_id), keys.entry_id(0), "+"))):
+        for game_id, entries in zip(stale, self._each(stale, lambda pipe, game_id: pipe.xrange(keys.log(game_id), keys.entry_id(0), end[game_id]))):
             cached[game_id], logs[game_id] = None, envelopes_of(entries)
         clocks, caches = {}, {}
         for game_id, envelopes in logs.items():
@@ -354,7 +385,7 @@ class Store:
             # A cache's first envelope is its own last event, folded into it already.
             clocks[game_id] = NO_EVENTS.advanced(envelopes) if found is None else found[2].advanced(envelopes[1:])
             head = envelopes[-1].seq + 1
-            if found is None or head > found[0]:
+            if (found is None or head > found[0]) and game_id not in ahead:
                 caches[game_id] = cache_entry(clocks[game_id], head, envelopes[-1].hash)
         self._each(list(caches), lambda pipe, game_id: pipe.set(keys.clock(game_id), caches[game_id], ex=CACHE_TTL_S))
         return clocks

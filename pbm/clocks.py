@@ -22,18 +22,8 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def read(games: Games, game_id: str) -> tuple[core.Table, clocks.Clock]:
-    """The table and its clock, read at the same length of the log."""
-    for _attempt in range(5):
-        table = games.table(game_id)
-        envelopes = games.store.read(game_id)
-        if len(envelopes) == table.seq:
-            return table, clocks.Clock.read(envelopes)
-    return games.table(game_id), clocks.Clock.read(games.store.read(game_id))
-
-
 def clocked(games: Games, game_id: str) -> tuple[core.Table, clocks.Clock]:
-    table, clock = read(games, game_id)
+    table, clock = games.table_with_clock(game_id)
     if clock.settings is None:
         raise core.SetupError(f"game {game_id} has no clock: give it a deadline when it is created (--deadline 48h)")
     if table.outcome is not None:
@@ -94,7 +84,7 @@ def take_vacation(games: Games, game_id: str, seat: int, days: Any) -> dict[str,
 
 def describe(games: Games, game_id: str, seats: list[int] | None = None) -> dict[str, Any] | None:
     """The clock as the API shows it, None for a game without one (events.clock.Clock.describe)."""
-    table, clock = read(games, game_id)
+    table, clock = games.table_with_clock(game_id)
     if table.outcome is not None and clock.settings is not None:
         return clock.describe((), table.bots, games.clock(), seats=seats if seats is not None else ()) | {"over": True}
     return clock.describe(table.to_act, table.bots, games.clock(), seats=seats)

@@ -153,7 +153,7 @@ def answer(
         kind = "refused"
     try:
         table = games.table(game_id)
-        message = notify.compose(table, games.store.read(game_id), game_id, seat, "turn", token=reach.get("token"), headline=headline)
+        message = notify.compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, "turn", token=reach.get("token"), headline=headline)
         message["subject"] = subject if subject.lower().startswith("re:") else f"Re: {subject or game_id}"
         message["in_reply_to"] = in_reply_to
         message["payload"]["kind"] = kind

@@ -95,7 +95,7 @@ def tell(games: Games, game_id: str, seat: int, kind: str, seq: int, note: str =
     if not reach.get("email") and not reach.get("webhook"):
         log.info("notify %s: not sent, the seat has no channel", where)
         return False
-    message = compose(table, games.store.read(game_id), game_id, seat, kind, note, reach.get("token"))
+    message = compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, kind, note, reach.get("token"))
     channel = deliver(reach, kind, message)
     record_sent(games, game_id, field)
     log.info("notify %s: sent by %s", where, channel)

@@ -12,19 +12,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.table import Table, apply, narrate
-from events.envelope import Envelope
+from events.envelope import Envelope, is_move_of
 
 
 def last_move_seq(envelopes: Sequence[Envelope], seat: int) -> int | None:
     """The seq of the first event of `seat`'s latest command, None if it has not moved."""
     for env in reversed(envelopes):
-        if env.command is not None and env.actor == seat:
+        if is_move_of(env, seat):
             return env.seq
     return None
 
 
 def since_last_move(table: Table, envelopes: Sequence[Envelope], seat: int) -> list[str]:
-    """The lines `seat` reads about everything from its latest move on."""
+    """The lines `seat` reads about everything from its latest move on. `envelopes`: the log up to
+    the table's last event, or its part from the seat's latest move on (Store.since_move)."""
     start = last_move_seq(envelopes, seat) or 0
     return [line for _seq, line in table.narrate(seat, start=start)]
 

@@ -11,7 +11,7 @@ import pytest
 
 import core
 from events import clock as clocks, codec, keys
-from events.commands import Games
+from events.commands import Games, UnknownGame
 from events.store import Store
 from pbm import clocks as game_clocks
 from replays.audit import audit
@@ -256,3 +256,29 @@ def test_store_clocks_reads_only_the_envelopes_after_each_games_cached_clock(tim
     # A log that does not decode is left out; the others are not.
     store.append(second, store.length(second), [b"\xc1"])
     assert store.clocks([first, second]) == {first: clock_of(store, first)}
+
+
+def test_store_clocks_upto_a_seq_is_the_clock_of_the_log_up_to_it(timed: Games, store: Store, wall: Wall) -> None:
+    game_id = eventful(timed, store, wall)
+    envelopes = store.read(game_id)
+    key = keys.clock(game_id)
+    for seq in range(1, len(envelopes)):
+        expected = clocks.Clock.read(envelopes[: seq + 1])
+        store.redis.delete(key)  # no cache: the log up to seq, and a cache of it written
+        assert store.clocks([game_id], upto={game_id: seq}) == {game_id: expected}
+        assert clocks.from_cache_entry(store.redis.get(key))[0] == seq + 1
+        head = clocks.cache_entry(clocks.Clock.read(envelopes), len(envelopes), envelopes[-1].hash)
+        store.redis.set(key, head)  # a cache ahead of seq is not used, and kept as it is
+        assert store.clocks([game_id], upto={game_id: seq}) == {game_id: expected}
+        assert store.redis.get(key) == head
+    # A cache behind the bound: the events after it, up to the bound only.
+    store.redis.set(key, clocks.cache_entry(clocks.Clock.read(envelopes[:3]), 3, envelopes[2].hash))
+    assert store.clocks([game_id], upto={game_id: len(envelopes) - 2}) == {game_id: clocks.Clock.read(envelopes[:-1])}
+
+
+def test_a_table_with_its_clock_is_read_at_one_length_of_the_log(timed: Games, store: Store, wall: Wall) -> None:
+    game_id = eventful(timed, store, wall)
+    table, clock = Games(store).table_with_clock(game_id)  # cold: a table from its snapshot or log
+    assert table.seq == store.length(game_id) and clock == clock_of(store, game_id)
+    with pytest.raises(UnknownGame):
+        timed.table_with_clock("no-such-game")

@@ -99,3 +99,23 @@ def test_stored_bytes_decode_to_a_hash_chain(store: Store, game_id: str) -> None
         assert env.prev == prev and env.hash == env.expected_hash()
         assert decode(env.encode()) == env
         prev = env.hash
+
+
+def test_since_move_reads_back_to_the_seats_latest_move(store: Store, game_id: str) -> None:
+    """From the first event of the seat's latest move to `stop`, read back a page at a time (the
+    pages grow: a move 300 events back takes several), or from the start if it has not moved."""
+    envelopes, prev = [], GENESIS
+    moves = {5: (1, "play 1"), 7: (0, "play 2"), 300: (1, "play 3")}  # seq -> (seat, move)
+    for seq in range(320):
+        seat, move = moves.get(seq, (None, None))
+        envelopes.append(seal(game_id, seq, core.SeedRevealed(seed_hex(seq)), prev, actor=seat, command=move, command_id=None, time_ms=seq))
+        prev = envelopes[-1].hash
+    store.append(game_id, 0, [env.encode() for env in envelopes])
+    assert store.since_move(game_id, 1, 319) == envelopes[300:]
+    assert store.since_move(game_id, 1, 299) == envelopes[5:300]
+    assert store.since_move(game_id, 0, 319) == envelopes[7:]
+    assert store.since_move(game_id, 2, 319) == envelopes  # never moved: the whole log
+    assert store.since_move(game_id, 1, 4) == envelopes[:5]
+    assert store.since_move(game_id, 1, 5) == envelopes[5:6]
+    assert store.read(game_id, 319, count=3, backward=True) == envelopes[317:][::-1]
+    assert store.read(game_id, 2, count=10, backward=True) == envelopes[:3][::-1]

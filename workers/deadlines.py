@@ -50,17 +50,13 @@ def watch(game_id: str, seat: int, turn: int | None = None) -> dict:
     games = games_for(current_connection())
     for _attempt in range(TIMEOUT_ATTEMPTS):
         try:
-            table = games.table(game_id)
+            table, clock = games.table_with_clock(game_id)
         except UnreadableGame as error:
             return {"status": "unplayable", "reason": str(error)}
         except UnknownGame:
             return {"status": "gone"}
         if table.clock is None or table.outcome is not None:
             return {"status": "no clock" if table.clock is None else "over"}
-        envelopes = games.store.read(game_id)
-        clock = clocks.Clock.read(envelopes)
-        if len(envelopes) != table.seq:  # the log moved between the two reads: look again
-            continue
         if (turn is not None and clock.turn != turn) or seat not in table.to_act or seat in table.bots:
             return {"status": "stale", "turn": clock.turn}
         due = clock.due_ms(seat)
@@ -85,8 +81,7 @@ def watch(game_id: str, seat: int, turn: int | None = None) -> dict:
 
 def autopilot(games, game_id: str, seat: int, turn: int) -> dict:
     """The autopilot's move for a timed-out turn, then (after enough in a row) the seat handed to it."""
-    table = games.table(game_id)
-    clock = clocks.Clock.read(games.store.read(game_id))
+    table, clock = games.table_with_clock(game_id)
     if clock.turn != turn or seat not in table.to_act:
         return {"status": "timed out", "move": None}  # its player moved right after the timeout
     move = bots.choose(clocks.AUTOPILOT, table, seat, bots.bot_random(game_id, table.seq, seat))
@@ -120,12 +115,11 @@ def remind(game_id: str, seat: int, turn: int, before_s: int) -> dict:
     """Tell the seat its move is due soon, if its turn is still on and still due that soon."""
     games = games_for(current_connection())
     try:
-        table = games.table(game_id)
+        table, clock = games.table_with_clock(game_id)
     except (UnknownGame, UnreadableGame):
         return {"status": "gone"}
     if table.clock is None or table.outcome is not None or seat not in table.to_act or seat in table.bots:
         return {"status": "stale"}
-    clock = clocks.Clock.read(games.store.read(game_id))
     due = clock.due_ms(seat)
     now = now_ms()
     if clock.turn != turn or due is None:

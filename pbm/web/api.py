@@ -62,15 +62,13 @@ def command_id(seat: int, idempotency_key: str | None) -> str | None:
 
 def seat_view(access: SeatAccess) -> dict[str, Any]:
     games = access.server.games
-    table = games.table(access.game_id)
-    envelopes = games.store.read(access.game_id)
-    clock = clocks.Clock.read(envelopes)
+    table, clock = games.table_with_clock(access.game_id)
     deadline = seat_clocks.deadline_of(table, clock)
     return {
         "game_id": access.game_id,
         "seat": access.seat,
         "view": table.view(access.seat),
-        "report": turn_report.since_last_move(table, envelopes, access.seat),
+        "report": turn_report.since_last_move(table, games.store.since_move(access.game_id, access.seat, table.seq - 1), access.seat),
         # The due time (ISO 8601 UTC) of the turn in progress, null without a clock or while paused;
         # whose it is and a line to read are in "clock".
         "deadline": None if deadline is None else deadline["due"],

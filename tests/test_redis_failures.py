@@ -210,8 +210,10 @@ def test_a_worker_whose_redis_runs_out_of_memory_mid_job_ends_with_one_line(tmp_
         game_id = run(url, "new", "holly-oak", "--players", "3", "--seed", "5", *bots, home=tmp_path).stdout.strip()
         worker = pbm_process(url, tmp_path, "worker", "--no-recover")
         try:
-            # The first move is forced (played at once); the next bot thinks for three seconds.
-            wait_until(lambda: log_length(admin, game_id) > 3 and admin.zcard("rq:wip:pbm-ai"))
+            # The first two moves are forced, played at once (the 1Sp lead, then seat 2's only
+            # Spring card: waiting for the first alone let the second land after `before`); seat 0
+            # then thinks for three seconds.
+            wait_until(lambda: log_length(admin, game_id) > 4 and admin.zcard("rq:wip:pbm-ai"))
             before = log_length(admin, game_id)
             admin.set("ballast", "x" * 2_000_000)
             admin.config_set("maxmemory", "1mb")

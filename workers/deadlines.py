@@ -1,6 +1,6 @@
 """The clock's rq jobs: a look at a seat's deadline, and a reminder before it. They take ids only,
-re-read the log (events.clock computes every due time from it), and write only through the command
-path; run twice, they change nothing the second time.
+re-read the game's table and clock (events.clock computes every due time from the log), and write
+only through the command path; run twice, they change nothing the second time.
 
 `watch(game, seat, turn)` is the one deadline job. Dispatch queues it at once after every append
 that leaves a person to act in a game with a deadline (turn None: whatever turn is in progress);

@@ -241,13 +241,14 @@ class Clock:
 
 NO_EVENTS = Clock(None, 1, 0, None, (), {}, {}, {}, ())  # the clock of a log with no events yet
 
-# A game's clock kept beside its log (keys.clock), so that a reader of many games' clocks (the
-# operator's list) folds only the envelopes after it: msgpack [CACHE_SCHEMA, seq, hash, settings,
-# turn, turn started, paused since, stops, vacations, extensions, timeouts in a row, timeouts], the
-# clock of the events before `seq`, `hash` the log's hash of event seq - 1. A disposable cache, as
-# a snapshot is: used only while the log still has that hash at that seq; never read by the
-# deadline worker, which acts on the clock, nor by replays. It expires a month after it was last
-# written: a game that no listing shows any more (one over) does not keep it (216 bytes in Redis).
+# A game's clock kept beside its log (keys.clock), so that a reader of its clock (the operator's
+# list, a seat's view, the deadline jobs: Store.clocks) folds only the envelopes after it: msgpack
+# [CACHE_SCHEMA, seq, hash, settings, turn, turn started, paused since, stops, vacations,
+# extensions, timeouts in a row, timeouts], the clock of the events before `seq`, `hash` the log's
+# hash of event seq - 1. A disposable cache, as a snapshot is: used only while the log still has
+# that hash at that seq (so its clock is the log's own: read(a + b) is read(a).advanced(b)); never
+# read by replays. It expires a month after it was last written: a game that nobody reads any
+# more (one over) does not keep it (216 bytes in Redis).
 CACHE_SCHEMA = 1
 CACHE_TTL_S = 30 * 86400
 

@@ -92,7 +92,7 @@ def snapshot(game_id: str) -> str:
 
 
 def clock(game_id: str) -> str:
-    """String: the game's clock at some seq, a disposable cache for readers of many games' clocks
+    """String: the game's clock at some seq, a disposable cache for the readers of its clock
     (Store.clocks, events/clock.py)."""
     return f"{PREFIX}:{{{game_id}}}:clock"
 

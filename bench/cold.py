@@ -43,11 +43,15 @@ def long_stream(events_wanted: int) -> list:
 
 def write_game(store: Store, events: list) -> str:
     game_id = f"bench-cold-{uuid.uuid4().hex[:8]}"
-    raw = sealed_log(game_id, events)
+    store_sealed(store, game_id, sealed_log(game_id, events))
+    return game_id
+
+
+def store_sealed(store: Store, game_id: str, raw: list[bytes]) -> None:
+    """A long stream's sealed envelopes as a Holly Oak game for 4, appended 500 at a time."""
     store.create(game_id, "holly-oak", 4, 0, 1, raw[:1])  # seed 1: the first game's, as committed
     for first in range(1, len(raw), 500):
         store.append(game_id, first, raw[first : first + 500])
-    return game_id
 
 
 def cold_reads(store: Store, game_id: str, reads: int, before_each=None) -> list[float]:

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._common import bench_redis  # noqa: E402
-from bench.cold import LENGTHS, long_stream  # noqa: E402
+from bench.cold import LENGTHS, long_stream, store_sealed  # noqa: E402
 from core.table import apply, narrate  # noqa: E402
 from events import clock as clocks, index, keys  # noqa: E402
 from events.commands import Games  # noqa: E402
@@ -47,9 +47,7 @@ def write_game(store: Store, events: list) -> str:
                    command=f"play {event.card}" if played else None, command_id=None, time_ms=seq)
         raw.append(env.encode())
         prev = env.hash
-    store.create(game_id, "holly-oak", 4, 0, 1, raw[:1])  # seed 1: the first game's, as committed
-    for first in range(1, len(raw), 500):
-        store.append(game_id, first, raw[first : first + 500])
+    store_sealed(store, game_id, raw)
     return game_id
 
 

@@ -150,6 +150,17 @@ def open_games() -> Games:
     return Games(Store(client), dispatch=Dispatcher(server.connect_queues(client), log=client))
 
 
+class PathParam(click.Path):
+    """click.Path for every path a command takes: a path holding a NUL character is refused as a
+    bad value, like any other, in one line (click.Path stats it, and os.stat raises ValueError for
+    a NUL, which click lets through as a traceback)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if "\0" in os.fsdecode(value):
+            self.fail(f"{os.fsdecode(value)!r} cannot be a path: it holds a NUL character", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def emit_json(value: Any) -> None:
     click.echo(json.dumps(value, indent=2, sort_keys=False))
 

@@ -11,7 +11,7 @@ import click
 
 import core
 from events.commands import UnknownGame, UnreadableGame
-from pbm.cli import emit_json, open_games, say
+from pbm.cli import PathParam, emit_json, open_games, say
 from pbm.view_text import seats_text
 
 FORCE = click.option("--force", is_flag=True, help="Also a game still running.")
@@ -46,7 +46,7 @@ def delete(game_ids: tuple[str, ...], force: bool, as_json: bool) -> None:
 
 @click.command()
 @click.argument("game_id", metavar="GAME")
-@click.option("-o", "--output", "path", required=True, type=click.Path(dir_okay=False), help="The replay file to write.")
+@click.option("-o", "--output", "path", required=True, type=PathParam(dir_okay=False), help="The replay file to write.")
 @FORCE
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def archive(game_id: str, path: str, force: bool, as_json: bool) -> None:

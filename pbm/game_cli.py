@@ -13,7 +13,7 @@ from rich.table import Table as RichTable
 
 import core
 from core import bounds
-from pbm.cli import console, emit_json, open_games, say
+from pbm.cli import PathParam, console, emit_json, open_games, say
 from pbm.rules_cli import option_text
 from pbm.rules_cli import options as options_of
 from pbm.view_text import moves_lines, outcome_text, seats_text, view_lines
@@ -96,7 +96,7 @@ def read_deal(path: str) -> dict[str, Any]:
 @click.argument("game")
 @click.option("--players", "-p", type=int, required=True, help="How many seats.")
 @click.option("--seed", type=click.IntRange(0, 2**256 - 1), help="Fix the secret seed (tests, puzzles).")
-@click.option("--deal", "deal_file", type=click.Path(dir_okay=False), help="JSON file with an exact deal.")
+@click.option("--deal", "deal_file", type=PathParam(dir_okay=False), help="JSON file with an exact deal.")
 @click.option("--option", "-o", "option_pairs", multiple=True, metavar="NAME=VALUE", help="A game option.")
 @click.option("--bot", "bot_pairs", multiple=True, metavar="SEAT=KIND", help="A seat a bot plays: random, heuristic, ismcts[:ITERATIONS|:SECONDSs].")
 @click.option("--salt", "salts", multiple=True, metavar="TEXT", help="A player's salt, mixed with the seed into every deal.")

@@ -15,7 +15,7 @@ import click
 
 from events import server
 from events.store import Store
-from pbm.cli import console, emit_json, fail, rule, say
+from pbm.cli import PathParam, console, emit_json, fail, rule, say
 from pbm.view_text import state_lines, view_lines
 from replays import archive
 from replays.audit import audit as audit_report
@@ -228,7 +228,7 @@ def _render_divergence(a: str, b: str, found: Any) -> None:
 
 @replay.command(name="export")
 @click.argument("game_id", metavar="GAME")
-@click.option("-o", "--output", "path", required=True, type=click.Path(dir_okay=False), help="The file to write.")
+@click.option("-o", "--output", "path", required=True, type=PathParam(dir_okay=False), help="The file to write.")
 @AS_JSON
 def export_(game_id: str, path: str, as_json: bool) -> None:
     """Write a game's log to a replay file (msgpack: a header, then the envelopes as stored)."""
@@ -239,7 +239,7 @@ def export_(game_id: str, path: str, as_json: bool) -> None:
 
 
 @replay.command(name="import")
-@click.argument("path", metavar="FILE", type=click.Path(dir_okay=False))
+@click.argument("path", metavar="FILE", type=PathParam(dir_okay=False))
 @click.option("--replace", is_flag=True, help="Overwrite a game with the same id (refused if it has events the file lacks).")
 @click.option("--force", is_flag=True, help="With --replace: drop such events too; the old log is kept under another key.")
 @click.option("--unverified", is_flag=True, help="Keep a log that fails verification, for forensics: marked, never played.")
@@ -294,7 +294,7 @@ def verify(ref: str, secret_seed: bool, as_json: bool) -> None:
 @replay.command()
 @click.argument("ref", metavar="GAME|FILE")
 @click.option("--seq", "seq", type=int, help="The disputed event: each seat's view before and after it.")
-@click.option("-o", "--output", "path", type=click.Path(dir_okay=False), help="Write the Markdown report here.")
+@click.option("-o", "--output", "path", type=PathParam(dir_okay=False), help="Write the Markdown report here.")
 @click.option("--secret-seed", is_flag=True, help="A running game: check its deals with the server's secret seed.")
 @REFEREE
 @AS_JSON

@@ -20,7 +20,7 @@ from rich.table import Table as RichTable
 
 import core
 from events import keys, server
-from pbm.cli import console, emit_json, errors, fail, open_games, say
+from pbm.cli import PathParam, console, emit_json, errors, fail, open_games, say
 from workers import analytics
 from workers.bots import parse_kind
 from workers.dispatch import QUEUES
@@ -157,7 +157,7 @@ def render_aggregate(slug: str, result: dict[str, Any], players: int) -> None:
 @click.option("--games", "count", type=click.IntRange(1, 1_000_000), default=100, show_default=True)
 @click.option("--players", "-p", type=int, help="Seats per game (default: as many as --bots names, or the game's fewest).")
 @click.option("--bots", "bot_list", default="random", show_default=True, help="Bot kinds, comma separated: one for all seats, or one per seat (rotated over the seats from game to game).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default="simulation", show_default=True, help="Where the report goes.")
+@click.option("--out", "out_dir", type=PathParam(file_okay=False), default="simulation", show_default=True, help="Where the report goes.")
 @click.option("--workers", "spawn", type=click.IntRange(0, 64), default=0, help="Start this many local workers for the run (default: use the running ones).")
 @click.option("--seed", type=click.IntRange(0, 2**200), help="Derive the games' seeds from this (reproducible runs).")
 @click.option("--stall-timeout", "stall_s", type=click.FloatRange(min=1), default=300, show_default=True, metavar="SECONDS", help="Give up when no game has finished for this long.")

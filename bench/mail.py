@@ -9,7 +9,7 @@ random chooser) on fresh games with the same seeds, all seats people's:
   - submit, dispatcher, no channels: what every people's game pays now (the dispatcher reads the
     seats' channels: one round trip);
   - submit, dispatcher, e-mail on every seat: that read plus a notify job queued per turn;
-  - mail-in: each move as a mail through pbm.mail_in.receive (parse, token, submit, an answer
+  - mail-in: each move as a mail through pbm.mail.inbound.receive (parse, token, submit, an answer
     sent over SMTP to a local aiosmtpd server that discards it).
 And forged mail (a well-formed token with a wrong secret) dropped per second. On the embedded
 Redis by default; with REDIS_URL set, on that server.
@@ -79,7 +79,7 @@ def main() -> None:
     args = parser.parse_args()
     from aiosmtpd.controller import Controller
 
-    from pbm import mail_in
+    from pbm.mail import inbound
 
     port = free_port()
     controller = Controller(Discard(), hostname="127.0.0.1", port=port)
@@ -114,7 +114,7 @@ def main() -> None:
                         for seat, move in moves:
                             number += 1
                             if channel == "mail":
-                                received = mail_in.receive(games, mail(tokens[seat], move, number))
+                                received = inbound.receive(games, mail(tokens[seat], move, number))
                                 assert received.status == "played", received.line()
                             else:
                                 games.submit(game_id, seat, move)
@@ -127,7 +127,7 @@ def main() -> None:
             raws = [mail(forged, "play 7Su", number) for number in range(args.forged)]
             start = time.perf_counter()
             for raw in raws:
-                assert mail_in.receive(Games(store), raw).status == "dropped"
+                assert inbound.receive(Games(store), raw).status == "dropped"
             forged_rate = args.forged / (time.perf_counter() - start)
             store.delete(forged_game)
             client.delete(*[key for key in client.scan_iter(match="rq:*")] or ["-"])

@@ -51,7 +51,7 @@ def contact(game_id: str, seat: int) -> str:
 
 
 def sent(game_id: str) -> str:
-    """Hash: `<seq>:<seat>:<kind>[:<note digest>]` -> time (ms) of each notification sent (pbm/notify.py), written
+    """Hash: `<seq>:<seat>:<kind>[:<note digest>]` -> time (ms) of each notification sent (pbm/mail/notify.py), written
     right after the send and before its job is acknowledged, so a job run again sends once."""
     return f"{PREFIX}:{{{game_id}}}:sent"
 

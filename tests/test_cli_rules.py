@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import core
-from pbm.rules_cli import notes
+from pbm.rules import notes
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -13,7 +13,7 @@ import core
 from events import clock as clocks, codec, keys
 from events.commands import Games, UnknownGame
 from events.store import Store
-from pbm import clocks as game_clocks
+from pbm import clock_control as game_clocks
 from replays.audit import audit
 from replays.log import from_store
 from replays.verify import verify

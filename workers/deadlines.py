@@ -14,7 +14,7 @@ and the reminders before it. When it runs:
   (the heuristic bot) move through the command path with command id `timeout:<turn>:<seat>`, and
   after `autopilot_after` timeouts in a row hand the seat to the autopilot (workers.bots'
   "autopilot" kind) until its player moves again (pbm.web.api hands it back on that move).
-Seat notices (a reminder, a timeout) go to the seat through pbm's notifications (pbm.notify), queued
+Seat notices (a reminder, a timeout) go to the seat through pbm's notifications (pbm.mail.notify), queued
 as an rq job named by its dotted path (workers.dispatch.NOTIFY_FUNCTION): workers never import pbm.
 """
 
@@ -126,13 +126,13 @@ def remind(game_id: str, seat: int, turn: int, before_s: int) -> dict:
         return {"status": "stale" if due is not None else "paused"}
     if due - now > before_s * 1000 + 1000:  # the due time moved later: the look that saw it reminds
         return {"status": "moved", "due_ms": due}
-    # pbm.notify sends a reminder about the game's seq as it is now (it checks the game is still
+    # pbm.mail.notify sends a reminder about the game's seq as it is now (it checks the game is still
     # there); its key holds `before_s`, so each reminder of a turn is queued and sent once.
     notify(games.dispatch, game_id, seat, "reminder", table.seq, due_note(due, now), f"before-{before_s}")
     return {"status": "reminded", "due_ms": due}
 
 
 def notify(dispatcher, game_id: str, seat: int, kind: str, seq: int, note: str, key: str = "") -> bool:
-    """Queue pbm's notice to the seat (pbm.notify.notify_seat, named by workers.dispatch: once per
+    """Queue pbm's notice to the seat (pbm.mail.notify.notify_seat, named by workers.dispatch: once per
     game, seq, seat and kind, and per reminder by its `key`)."""
     return dispatcher.enqueue(notify_work(game_id, seq, seat, kind, note, key))

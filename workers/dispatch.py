@@ -34,11 +34,11 @@ ANALYTICS_QUEUE = "pbm-analytics"
 QUEUES = (AI_QUEUE, NOTIFY_QUEUE, ANALYTICS_QUEUE)  # a worker serves them in this order: turns first
 # The notifier lives in the shell (it renders views and talks SMTP); rq imports it by this name when
 # the job runs, so workers/ names it without importing pbm.
-NOTIFY_FUNCTION = "pbm.notify.notify_seat"
+NOTIFY_FUNCTION = "pbm.mail.notify.notify_seat"
 # A channel that fails (an SMTP server down, a dead webhook) is tried again later by rq's scheduler,
 # never by a job that sleeps: the worker goes straight on to the next bot turn.
 NOTIFY_RETRY_INTERVALS_S = (60, 600, 3600)
-NOTIFY_TIMEOUT_S = 60  # a send gives up after 10 s (pbm/notify.py); this only bounds a stuck job
+NOTIFY_TIMEOUT_S = 60  # a send gives up after 10 s (pbm/mail/notify.py); this only bounds a stuck job
 TURN_TIMEOUT_S = 300  # an ismcts bot with a large budget thinks for minutes at most
 RESULT_TTL_S = 3600  # a finished job's id stays taken this long, so a late duplicate is refused
 RETRIES = 3  # requeued at once: a failure is a lost connection, not a rule problem
@@ -77,7 +77,7 @@ def notify_job_id(game_id: str, seq: int, seat: int, kind: str) -> str:
 
 def notify_work(game_id: str, seq: int, seat: int, kind: str, note: str = "", key: str = "") -> Work:
     """A notification job: ids and the kind only, never an address, a token or a card; a clock's
-    notice adds its `note` (when the move is due: pbm.notify records a send by it too), and `key`
+    notice adds its `note` (when the move is due: pbm.mail.notify records a send by it too), and `key`
     tells apart, in the job id, two of one kind at one seq (a turn's reminders)."""
     args = (game_id, seat, kind, seq, note) if note else (game_id, seat, kind, seq)
     job_id = notify_job_id(game_id, seq, seat, kind) + (f"-{key}" if key else "")

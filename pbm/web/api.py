@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import core
 from events import clock as clocks
-from pbm import clocks as seat_clocks, turn_report
+from pbm import clock_control, turn_report
 from events.seats import NotASeat, OverAllowance, TokenCheck
 from pbm.web.auth import SeatAccess, bearer, checked, me, move_check, refusal, token_of
 from pbm.web.context import current
@@ -63,7 +63,7 @@ def command_id(seat: int, idempotency_key: str | None) -> str | None:
 def seat_view(access: SeatAccess) -> dict[str, Any]:
     games = access.server.games
     table, clock = games.table_with_clock(access.game_id)
-    deadline = seat_clocks.deadline_of(table, clock)
+    deadline = clock_control.deadline_of(table, clock)
     return {
         "game_id": access.game_id,
         "seat": access.seat,
@@ -75,8 +75,8 @@ def seat_view(access: SeatAccess) -> dict[str, Any]:
         "clock": None if clock.settings is None else {
             "deadline": deadline,
             "paused": clock.paused_since_ms is not None,
-            "vacation_days_left": clock.vacation_left(access.seat, seat_clocks.now_ms()),
-            "on_vacation_until": clocks.iso(clock.on_vacation_until(access.seat, seat_clocks.now_ms())),
+            "vacation_days_left": clock.vacation_left(access.seat, clock_control.now_ms()),
+            "on_vacation_until": clocks.iso(clock.on_vacation_until(access.seat, clock_control.now_ms())),
         },
     }
 
@@ -171,8 +171,8 @@ def taken_back(access: SeatAccess, expected_seq: int | None, check: TokenCheck |
     if check is not None and seat in before.bots:
         checked(check)
     try:
-        handed = seat_clocks.take_back(games, access.game_id, seat, before)
-    except seat_clocks.PlayedByBot as refusal:
+        handed = clock_control.take_back(games, access.game_id, seat, before)
+    except clock_control.PlayedByBot as refusal:
         raise ApiError(409, str(refusal)) from None
     if handed is not None and expected_seq is not None and handed.seq == expected_seq:
         expected_seq = handed.seq + len(handed.events)
@@ -181,4 +181,4 @@ def taken_back(access: SeatAccess, expected_seq: int | None, check: TokenCheck |
 
 @router.post("/vacation", summary="Stop your seat's clock for some days, out of its yearly bank")
 def post_vacation(body: Vacation, access: SeatAccess = Depends(me)) -> dict[str, Any]:
-    return {"game_id": access.game_id, "seat": access.seat, "clock": seat_clocks.take_vacation(access.server.games, access.game_id, access.seat, body.days)}
+    return {"game_id": access.game_id, "seat": access.seat, "clock": clock_control.take_vacation(access.server.games, access.game_id, access.seat, body.days)}

@@ -20,7 +20,7 @@ from core.table import Table
 from events import keys
 from events import clock as clocks
 from events.commands import UnreadableGame
-from pbm import clocks as game_clocks, seating, turn_report
+from pbm import clock_control, seating, turn_report
 from pbm.web.context import Server, current
 from pbm.web.auth import admin
 from pbm.web.errors import ApiError
@@ -100,7 +100,7 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
         # The create dispatched before the seats had channels and tokens: now the first turn's
         # notification can be queued (job ids are unique, so nothing else is queued twice).
         server.games.dispatch(game_id, server.games.table(game_id))
-    return {"game_id": game_id, "game": body.game, "seats": answered, "clock": game_clocks.describe(server.games, game_id) if clock else None}
+    return {"game_id": game_id, "game": body.game, "seats": answered, "clock": clock_control.describe(server.games, game_id) if clock else None}
 
 
 def names(server: Server, game_id: str, players: int) -> list[str | None]:
@@ -158,7 +158,7 @@ def clocks_of(server: Server, infos: list) -> dict[str, dict[str, Any]]:
     if not running:
         return {}
     found = server.games.store.clocks([info.game_id for info in running])  # a damaged log is left out
-    now = game_clocks.now_ms()
+    now = clock_control.now_ms()
     return {info.game_id: found[info.game_id].describe(info.status.to_act, info.status.bots, now) for info in running if info.game_id in found}
 
 
@@ -175,7 +175,7 @@ def get_game(game_id: GameId, server: Server = Depends(admin)) -> dict[str, Any]
     return {"game_id": game_id, "game": table.game.slug, "players": table.players} | status(server, game_id, table, seat_names) | {
         "seats": seats,
         "spectators": server.seats.spectators_allowed(game_id),
-        "clock": game_clocks.describe(server.games, game_id),
+        "clock": clock_control.describe(server.games, game_id),
         "view": table.view(None),
     }
 
@@ -185,11 +185,11 @@ def change_clock(game_id: GameId, body: ClockChange, server: Server = Depends(ad
     if body.action == "extend":
         if body.by is None:
             raise ApiError(422, "by: extend takes a duration (e.g. \"12h\")")
-        described = game_clocks.extend(server.games, game_id, body.by, body.seat)
+        described = clock_control.extend(server.games, game_id, body.by, body.seat)
     elif body.by is not None or body.seat is not None:
         raise ApiError(422, f"{body.action} takes no 'by' or 'seat'")
     else:
-        described = game_clocks.pause(server.games, game_id) if body.action == "pause" else game_clocks.resume(server.games, game_id)
+        described = clock_control.pause(server.games, game_id) if body.action == "pause" else clock_control.resume(server.games, game_id)
     return {"game_id": game_id, "clock": described}
 
 

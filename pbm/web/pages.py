@@ -17,7 +17,6 @@ import hashlib
 import hmac
 import secrets
 from collections.abc import Mapping
-from importlib import resources
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -27,7 +26,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 import core
 from events import keys
 from events.store import Conflict
-from pbm import clocks as seat_clocks, turn_report
+from pbm import clock_control, turn_report
+from pbm.rules import notes as rules_notes
 from pbm.web.api import command_id, seat_view, taken_back
 from pbm.web.auth import NOT_A_SEAT, SeatAccess, mover_for, seat_for
 from pbm.web.context import Server, current
@@ -94,11 +94,11 @@ async def static_file(name: str) -> Response:
 
 @router.get("/rules/{game}", response_class=HTMLResponse)
 async def rules(game: str) -> Response:
-    """A game's rules notes (pbm/rules/<game>.md, as `pbm rules` shows them): no token, so a
+    """A game's rules notes (pbm.rules, as `pbm rules` shows them): no token, so a
     seat's page can link here."""
     if game not in core.GAMES:
         return not_a_seat(404, f"no game {game[:40]!r}")
-    text = (resources.files("pbm") / "rules" / f"{game}.md").read_text(encoding="utf-8")
+    text = rules_notes(game)
     html = environment.get_template("rules.html").render(title=core.GAMES[game].title, text=text, static=STATIC_PATH)
     return secured(HTMLResponse(html))
 
@@ -223,7 +223,7 @@ async def post_move(token: str, request: Request) -> Response:
 @router.post("/play/{token}/vacation")
 async def post_vacation(token: str, request: Request) -> Response:
     """The page's vacation form: the seat's clock stops for `days` days, out of its yearly bank
-    (pbm.clocks.take_vacation, as POST /api/me/vacation). Redirects back to the page (303), with
+    (pbm.clock_control.take_vacation, as POST /api/me/vacation). Redirects back to the page (303), with
     the refusal drawn in the form when there is one."""
     server = current(request)
     back = f"/play/{token}"
@@ -239,7 +239,7 @@ async def post_vacation(token: str, request: Request) -> Response:
         return refused_vacation(back, stopped)
     days = first.get("days", "").strip()
     try:
-        seat_clocks.take_vacation(server.games, access.game_id, access.seat, int(days) if days.isdigit() and len(days) < 4 else days[:20])
+        clock_control.take_vacation(server.games, access.game_id, access.seat, int(days) if days.isdigit() and len(days) < 4 else days[:20])
     except core.SetupError as refusal:
         return refused_vacation(back, str(refusal))
     return secured(RedirectResponse(back + "?" + urlencode({"notice": "vacation"}), status_code=303))

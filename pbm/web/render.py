@@ -12,7 +12,7 @@ from typing import Any
 import jinja2
 
 import core
-from pbm.clocks import readable
+from pbm.clock_control import readable
 from pbm.web.pictures import picture
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -40,7 +40,7 @@ def render_page(
     base_path: str,
     static: str,
     csrf: str,
-    deadline: Mapping[str, Any] | None = None,  # pbm.clocks.deadline_of
+    deadline: Mapping[str, Any] | None = None,  # pbm.clock_control.deadline_of
     vacation: Mapping[str, Any] | None = None,  # the seat's vacation bank: days left, away until
     notice: str | None = None,
     refusal: str | None = None,

@@ -12,7 +12,7 @@ import pytest
 
 from events import keys
 from events.commands import Games
-from pbm import mail_in
+from pbm.mail import inbound as mail_in
 from tests.conftest import forged, written
 from tests.mail.conftest import run_pbm
 from tests.mail.test_mail_in import answers, mail_server, next_line, reply, turn  # noqa: F401 (the fixture)

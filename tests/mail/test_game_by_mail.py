@@ -1,13 +1,13 @@
 """A whole game played by mail, as the README shows it: `pbm new` with two bots, `pbm invite
 --email` for the person, then every turn mail answered from its Reply-To address until the end
-mail comes; bots and mails go through a real worker, answers through pbm.mail_in."""
+mail comes; bots and mails go through a real worker, answers through pbm.mail.inbound."""
 
 from __future__ import annotations
 
 import pytest
 
 from events.commands import Games
-from pbm import mail_in
+from pbm.mail import inbound as mail_in
 from tests.mail.test_mail_in import reply
 from tests.mail.test_notify import ANN, work_in_process
 

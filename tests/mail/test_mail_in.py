@@ -18,8 +18,8 @@ from email.utils import make_msgid
 import pytest
 
 from events.commands import Games
-from pbm import mail_in
-from pbm.mail_in import first_move_line
+from pbm.mail import inbound as mail_in
+from pbm.mail.inbound import first_move_line
 from tests.mail.conftest import run_pbm
 from tests.mail.test_notify import ANN, create, people_and_bots, work_in_process
 

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from events import keys
 from events.commands import Games
 from events.seats import Seats
-from pbm import notify
+from pbm.mail import notify
 from pbm.web import create_app
 from tests.mail.conftest import MAIL_FROM, run_pbm
 from tests.web.conftest import ADMIN, bearer

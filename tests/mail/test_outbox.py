@@ -1,4 +1,4 @@
-"""pbm.outbox against a real SMTP server that wants a login (aiosmtpd with an authenticator, on
+"""pbm.mail.outbox against a real SMTP server that wants a login (aiosmtpd with an authenticator, on
 loopback), and its settings: what PBM_SMTP_URL may say, and that no failure names an address, a
 password or a token."""
 
@@ -8,7 +8,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
-from pbm import outbox
+from pbm.mail import outbox
 from tests.mail.conftest import Sink
 from tests.real_redis import free_port
 

@@ -22,7 +22,7 @@ import core
 from events import clock as clocks
 from events.commands import Games
 from events.store import Store
-from pbm import clocks as game_clocks
+from pbm import clock_control as game_clocks
 from pbm.web import create_app
 from replays.audit import audit
 from replays.log import from_store

@@ -30,7 +30,8 @@ from core.bounds import MAX_MOVE_CHARS
 from events.commands import CommandIdReused, Games, UnknownGame, UnreadableGame
 from events.seats import NotASeat, OverAllowance, SeatError, Seats, parse
 from events.store import NotPlayable
-from pbm import clocks, notify, outbox
+from pbm import clock_control
+from pbm.mail import notify, outbox
 
 MAX_MESSAGE_BYTES = 1_000_000  # a reply with its quoted turn mail is a few KB; an attachment is refused
 MAX_RECIPIENTS = 10
@@ -104,13 +105,13 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
     if move is None:
         return answer(games, game_id, seat, command_id, "refused", "no move found: write it alone on the first line", subject, in_reply_to)
     try:
-        clocks.take_back(games, game_id, seat, games.table(game_id))  # a seat the autopilot plays
+        clock_control.take_back(games, game_id, seat, games.table(game_id))  # a seat the autopilot plays
         submitted = games.submit(game_id, seat, move, command_id=command_id)
     except (core.IllegalMove, CommandIdReused) as refusal:
         # The refusal quotes the move, which the log must not show: the answer alone carries it.
         if isinstance(refusal, CommandIdReused):  # an IllegalMove too: asked first
             said = "its Message-ID was used for another move"
-        elif isinstance(refusal, clocks.PlayedByBot):
+        elif isinstance(refusal, clock_control.PlayedByBot):
             said = "a bot plays the seat now"
         else:
             said = "the move was refused by the rules"

@@ -1,5 +1,5 @@
 """`pbm mail-in` (one message on stdin, for an MTA's pipe) and `pbm mail-server` (an SMTP server,
-aiosmtpd): the shell over pbm.mail_in, which both call the same way. Each message gets one line on
+aiosmtpd): the shell over pbm.mail, which both call the same way. Each message gets one line on
 stderr (or the server's log) saying what became of it; none names a token, an address or a move.
 aiosmtpd is imported by mail-server only.
 
@@ -28,7 +28,7 @@ def mail_in(recipients: tuple[str, ...], as_json: bool) -> None:
     import redis
 
     from events import server
-    from pbm.mail_in import MAX_MESSAGE_BYTES, Received, receive
+    from pbm.mail import MAX_MESSAGE_BYTES, Received, receive
 
     raw = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + 1)
     if len(raw) > MAX_MESSAGE_BYTES:
@@ -52,6 +52,6 @@ def mail_in(recipients: tuple[str, ...], as_json: bool) -> None:
 @click.option("--port", default=2525, show_default=True, type=click.IntRange(0, 65535), help="The port to listen on (0: any free one).")
 def mail_server(host: str, port: int) -> None:
     """Listen over SMTP for moves by mail (the MTA relays pbm's plus addresses here)."""
-    from pbm.mail_server import serve
+    from pbm.mail import serve
 
     serve(open_games(), host, port)

@@ -1,5 +1,5 @@
 """`pbm clock`: a game's clock for the operator on the server's machine (show, pause, resume,
-extend) and a seat's vacation, the same operations as the web API's (pbm.clocks).
+extend) and a seat's vacation, the same operations as the web API's (pbm.clock_control).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ def clock(game_id: str, action: str, amount: str | None, seat: int | None, as_js
     """Show or change GAME's clock: pause, resume, extend DURATION (e.g. 12h), vacation DAYS --seat S."""
     from core import SetupError
     from core.bounds import parse_int
-    from pbm import clocks
+    from pbm import clock_control
 
     games = open_games()
     if action in ("extend", "vacation") and amount is None:
@@ -29,17 +29,17 @@ def clock(game_id: str, action: str, amount: str | None, seat: int | None, as_js
     if action not in ("extend", "vacation") and amount is not None:
         raise click.UsageError(f"{action} takes no {amount!r}")
     if action == "show":
-        described = clocks.describe(games, game_id)
+        described = clock_control.describe(games, game_id)
     elif action == "pause":
-        described = clocks.pause(games, game_id)
+        described = clock_control.pause(games, game_id)
     elif action == "resume":
-        described = clocks.resume(games, game_id)
+        described = clock_control.resume(games, game_id)
     elif action == "extend":
-        described = clocks.extend(games, game_id, amount, seat)
+        described = clock_control.extend(games, game_id, amount, seat)
     else:
         if seat is None:
             raise click.UsageError("vacation needs --seat")
-        described = clocks.take_vacation(games, game_id, seat, parse_int(amount, "vacation days"))
+        described = clock_control.take_vacation(games, game_id, seat, parse_int(amount, "vacation days"))
     if described is None:
         raise SetupError(f"game {game_id} has no clock: give it a deadline when it is created (--deadline 48h)")
     if as_json:

@@ -1,33 +1,19 @@
 """`pbm rules [GAME]`: a game's rules notes (summary, house decisions, notation), its options with
-what each does, its deal format and example moves. The notes are package data under pbm/rules/;
-this module reads them and plays one random game in memory for the examples; it writes nothing.
+what each does, its deal format and example moves. The notes come from pbm.rules; this module
+plays one random game in memory for the examples; it writes nothing.
 """
 
 from __future__ import annotations
 
 import random
-from importlib import resources
-from typing import Any
 
 import click
 
 import core
 from pbm.cli import console, emit_json
+from pbm.rules import deal_format, notes, option_text, options
 
 EXAMPLE_GAME_MOVES = 600  # enough for every kind of move to come up in each game's random game
-
-
-def notes(name: str) -> str:
-    return (resources.files("pbm") / "rules" / f"{name}.md").read_text(encoding="utf-8")
-
-
-def deal_format(slug: str) -> str:
-    """The game's row of the table in deals.md: what `--deal FILE.json` holds."""
-    for line in notes("deals").splitlines():
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) == 2 and cells[0] == slug:
-            return cells[1]
-    return ""
 
 
 def example_moves(slug: str) -> list[str]:
@@ -45,16 +31,6 @@ def example_moves(slug: str) -> list[str]:
             found.setdefault((move.split()[0], len(move.split())), move)
         table.play(seat, chooser.choice(moves))
     return sorted(found.values())
-
-
-def options(game: core.Game) -> list[dict[str, Any]]:
-    return [{"name": name, "default": default, "help": game.option_help[name]} for name, default in game.options.items()]
-
-
-def option_text(option: dict[str, Any]) -> str:
-    default = option["default"]
-    shown = ("true" if default else "false") if isinstance(default, bool) else repr(default)
-    return f"`{option['name']}` (default {shown}): {option['help']}"
 
 
 @click.command()

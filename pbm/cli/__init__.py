@@ -1,8 +1,10 @@
 """The `pbm` command line: the root group, its table of commands and what they all share (one-line
 errors, JSON output, the games' command path). It must not import a command's module, or anything
-heavy, until that command runs: every `pbm` call pays for what this module imports.
+heavy, until that command runs: every `pbm` call pays for what this module imports. Nothing in
+this room imports pbm.web's or pbm.mail's modules: a command that starts one of them (`pbm serve`,
+`pbm mail-server`, `pbm mail-in`) imports what that room's package exports, when it runs.
 
-A command lives in a module of its own under pbm/ and is listed in COMMANDS; it is imported only
+A command lives in a module of its own in this package and is listed in COMMANDS; it is imported only
 when it is run, or when `pbm --help` lists it (so command modules import their heavy libraries,
 such as rq and matplotlib, inside the functions that use them). Every expected failure (unknown
 game, wrong seat, illegal or malformed move, bad deal file, any way Redis fails: see
@@ -27,29 +29,29 @@ if TYPE_CHECKING:
 
 # name -> "module:attribute", in the order `pbm --help` lists them.
 COMMANDS = {
-    "games": "pbm.game_cli:games",
-    "rules": "pbm.rules_cli:rules",
-    "new": "pbm.game_cli:new",
-    "list": "pbm.list_cli:list_games",
-    "show": "pbm.game_cli:show",
-    "play": "pbm.game_cli:play",
-    "log": "pbm.game_cli:log",
-    "demo": "pbm.game_cli:demo",
-    "delete": "pbm.delete_cli:delete",
-    "archive": "pbm.delete_cli:archive",
-    "worker": "pbm.worker_cli:worker",
-    "recover": "pbm.worker_cli:recover_command",
-    "stats": "pbm.worker_cli:stats",
-    "simulate": "pbm.worker_cli:simulate",
-    "replay": "pbm.replay_cli:replay",
-    "server": "pbm.server_cli:server_group",
-    "serve": "pbm.serve_cli:serve",
-    "invite": "pbm.seat_cli:invite",
-    "seat": "pbm.seat_cli:seat",
-    "clock": "pbm.clock_cli:clock",
-    "reindex": "pbm.reindex_cli:reindex",
-    "mail-in": "pbm.mail_cli:mail_in",
-    "mail-server": "pbm.mail_cli:mail_server",
+    "games": "pbm.cli.game:games",
+    "rules": "pbm.cli.rules:rules",
+    "new": "pbm.cli.game:new",
+    "list": "pbm.cli.listing:list_games",
+    "show": "pbm.cli.game:show",
+    "play": "pbm.cli.game:play",
+    "log": "pbm.cli.game:log",
+    "demo": "pbm.cli.game:demo",
+    "delete": "pbm.cli.delete:delete",
+    "archive": "pbm.cli.delete:archive",
+    "worker": "pbm.cli.worker:worker",
+    "recover": "pbm.cli.worker:recover_command",
+    "stats": "pbm.cli.worker:stats",
+    "simulate": "pbm.cli.worker:simulate",
+    "replay": "pbm.cli.replay:replay",
+    "server": "pbm.cli.server:server_group",
+    "serve": "pbm.cli.serve:serve",
+    "invite": "pbm.cli.seat:invite",
+    "seat": "pbm.cli.seat:seat",
+    "clock": "pbm.cli.clock:clock",
+    "reindex": "pbm.cli.reindex:reindex",
+    "mail-in": "pbm.cli.mail:mail_in",
+    "mail-server": "pbm.cli.mail:mail_server",
 }
 
 # Piped to a file or a script, output is never wrapped at 80 columns (a terminal, or COLUMNS, sets

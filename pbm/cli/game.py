@@ -14,8 +14,8 @@ from rich.table import Table as RichTable
 import core
 from core import bounds
 from pbm.cli import PathParam, console, emit_json, open_games, say
-from pbm.rules_cli import option_text
-from pbm.rules_cli import options as options_of
+from pbm.rules import option_text
+from pbm.rules import options as options_of
 from pbm.view_text import moves_lines, outcome_text, seats_text, view_lines
 from workers.analytics import players_text
 from workers.bots import bot_seats, parse_seats

@@ -1,7 +1,7 @@
-"""`pbm mail-server`: an SMTP server (aiosmtpd) that hands every message to pbm.mail_in, exactly as
+"""`pbm mail-server`: an SMTP server (aiosmtpd) that hands every message to pbm.mail.inbound, exactly as
 `pbm mail-in` does. It accepts every recipient and answers 250 to every message it could handle,
 played, refused or dropped, so nothing a sender sees tells a valid token from a forged one; it
-never logs an address, a token or a move. Messages over mail_in.MAX_MESSAGE_BYTES are refused by
+never logs an address, a token or a move. Messages over inbound.MAX_MESSAGE_BYTES are refused by
 aiosmtpd itself (552) before they are read into memory whole.
 """
 
@@ -16,7 +16,7 @@ import redis
 
 from events import server as redis_server
 from events.commands import Games
-from pbm.mail_in import MAX_MESSAGE_BYTES, MAX_RECIPIENTS, receive
+from pbm.mail.inbound import MAX_MESSAGE_BYTES, MAX_RECIPIENTS, receive
 
 log = logging.getLogger("pbm.mail")
 

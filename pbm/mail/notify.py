@@ -1,0 +1,192 @@
+"""Telling a seat: its turn, a reminder, a timeout, the game's end, or the answer to a move it
+mailed. It composes the seat's message from the log (its redacted report, its hand, its moves, its
+link, how to answer), sends it through the seat's channel (pbm.mail.outbox) and records the send before
+the job is acknowledged. It never writes the log, never logs a token, an address or a webhook URL,
+and never puts another seat's hidden cards in a message (it renders only this seat's view).
+
+`notify_seat` is an rq job, named by its dotted path in workers/dispatch.py (workers must not
+import pbm; rq imports this module when the job runs). The send is recorded under (game, seq, seat,
+kind, and the note's digest when it has one) right after it happens: a job run again (rq's retry,
+recovery after a worker died between the send and its acknowledgement) finds the record and sends
+nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from core.table import Table
+from events import keys
+from events.commands import Games, UnknownGame, UnreadableGame
+from events.envelope import Envelope
+from events.seats import SeatError, Seats
+from pbm import seating, turn_report
+from pbm.mail import outbox
+from pbm.view_text import outcome_text, view_lines
+
+log = logging.getLogger("pbm.mail.notify")
+KINDS = ("turn", "reminder", "timeout", "end")
+MOVES_IN_MAIL = 12  # the first moves (or the patterns standing for them) a message lists
+
+HEADLINES = {
+    "turn": "Your turn in {game}, seat {seat}.",
+    "reminder": "Reminder: {game} is waiting for your move, seat {seat}.",
+    "timeout": "Your time ran out in {game}, seat {seat}: the autopilot moved for you.",
+    "end": "Game over: {game}.",
+}
+SUBJECTS = {
+    "turn": "Your turn: {game_id}, seat {seat}",
+    "reminder": "Reminder, your turn: {game_id}, seat {seat}",
+    "timeout": "Timed out: {game_id}, seat {seat}",
+    "end": "Game over: {game_id}",
+}
+
+
+def notify_seat(game_id: str, seat: int, kind: str, seq: int, note: str = "") -> bool:
+    """Tell `seat` of `game_id` about `kind` at `seq` through its channel, once; True if sent now.
+
+    Nothing is sent (False) when it was sent before, when the seat has no channel, or when the
+    message no longer holds: a turn or reminder for a seq the game has moved past, an end before the
+    end. A failed send raises outbox.SendFailed (one line, no address), and rq retries it later.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"no notification kind {kind!r} (kinds: {', '.join(KINDS)})")
+    from workers.jobs import current_connection, games_for
+
+    return tell(games_for(current_connection()), game_id, seat, kind, seq, note)
+
+
+def sent_field(seq: int, seat: int, kind: str, note: str = "") -> str:
+    """The record of one message. A note makes a message of its own (a turn's reminders a day and
+    two hours before its deadline are two sends); a job run again has the same note, and sends once."""
+    field = f"{seq}:{seat}:{kind}"
+    return f"{field}:{hashlib.sha256(note.encode()).hexdigest()[:12]}" if note else field
+
+
+def already_sent(games: Games, game_id: str, field: str) -> bool:
+    return bool(games.store.redis.hexists(keys.sent(game_id), field))
+
+
+def record_sent(games: Games, game_id: str, field: str) -> None:
+    games.store.redis.hset(keys.sent(game_id), field, time.time_ns() // 1_000_000)
+
+
+def tell(games: Games, game_id: str, seat: int, kind: str, seq: int, note: str = "") -> bool:
+    field = sent_field(seq, seat, kind, note)
+    where = f"game {game_id} seat {seat} {kind} at {seq}"
+    if already_sent(games, game_id, field):
+        log.info("notify %s: sent before, not again", where)
+        return False
+    try:
+        table = games.table(game_id)
+    except (UnknownGame, UnreadableGame) as error:
+        log.info("notify %s: not sent (%s)", where, type(error).__name__)
+        return False
+    if not holds(table, seat, kind, seq):
+        log.info("notify %s: not sent, the game is at %s now", where, table.seq)
+        return False
+    try:
+        reach = Seats(games.store.redis).reach(game_id, seat)
+    except SeatError as error:  # this worker's PBM_SECRET_KEY is not the server's
+        raise outbox.SendFailed(str(error)) from None
+    if not reach.get("email") and not reach.get("webhook"):
+        log.info("notify %s: not sent, the seat has no channel", where)
+        return False
+    message = compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, kind, note, reach.get("token"))
+    channel = deliver(reach, kind, message)
+    record_sent(games, game_id, field)
+    log.info("notify %s: sent by %s", where, channel)
+    return True
+
+
+def holds(table: Table, seat: int, kind: str, seq: int) -> bool:
+    """Whether a `kind` message about `seq` still says something true."""
+    table.check_seat(seat)
+    if kind == "end":
+        return table.outcome is not None
+    if kind == "timeout":
+        return True
+    return table.outcome is None and table.seq == seq and seat in table.to_act
+
+
+def deliver(reach: dict[str, str], kind: str, message: dict[str, Any]) -> str:
+    """Send through the seat's channel (mail first, else its webhook); the channel's name."""
+    if reach.get("email"):
+        reply_to = message["reply_to"]
+        outbox.send_mail(outbox.new_mail(reach["email"], message["subject"], message["text"], reply_to, message.get("in_reply_to")))
+        return "mail"
+    outbox.send_webhook(reach["webhook"], reach.get("webhook_secret", ""), kind, message["payload"])
+    return "webhook"
+
+
+def compose(
+    table: Table,
+    envelopes: Sequence[Envelope],
+    game_id: str,
+    seat: int,
+    kind: str,
+    note: str = "",
+    token: str | None = None,
+    headline: str | None = None,
+    report: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """The seat's message: subject, text (for mail) and payload (for a webhook), with its reply
+    address. Only `seat`'s own view and redacted report go in."""
+    view = table.view(seat)
+    title = f"{game_id} ({table.game.title})"
+    report = turn_report.since_last_move(table, envelopes, seat) if report is None else list(report)
+    link = None if token is None else seating.link(None, token)
+    over = table.outcome is not None
+    reply_to = None if token is None or over else outbox.answer_address(token)
+    moves = view["legal_moves"]
+    lines = [headline or HEADLINES[kind].format(game=title, seat=seat)]
+    if note:
+        lines.append(note)
+    lines += ["", "Since your last move:" if report else "Nothing has happened since your last move."]
+    lines += [f"  {line}" for line in report]
+    lines.append("")
+    lines += view_lines({**view, "legal_moves": []}, game_id, table.bots)
+    if moves:
+        lines.append("Your moves:")
+        lines += [f"  {move}" for move in moves[:MOVES_IN_MAIL]]
+        if len(moves) > MOVES_IN_MAIL:
+            lines.append(f"  ... and {len(moves) - MOVES_IN_MAIL} more ({len(moves)} in all; your page lists them)")
+    lines.append("")
+    if over:
+        lines.append(f"Result: {outcome_text(table.outcome.to_dict())}.")
+        lines.append("The secret seed is revealed in the log: every deal and move can be checked with")
+        lines.append("`pbm replay verify` on the game's replay file (the operator exports it).")
+    if link:
+        lines.append(f"Your page: {link}" + (" (the whole story, to check it)" if over else ""))
+    if reply_to and moves:
+        lines += [
+            "",
+            "To answer by mail, reply to this message (it goes to your seat's own address) with",
+            f"your move alone on the first line, for example: {moves[0]}",
+            "Quoted lines (starting with '>') and everything after a signature line ('-- ') are ignored.",
+        ]
+    elif reply_to:
+        lines += ["", "You will get a mail when it is your turn again; answer that one with your move."]
+    elif not over and token is None:
+        lines += ["", "(No link is kept for your seat: ask the operator for a fresh one with `pbm invite`.)"]
+    subject = SUBJECTS.get(kind, "{game_id}").format(game_id=game_id, seat=seat)
+    if kind == "end" and table.outcome is not None:
+        subject += f" ({outcome_text(table.outcome.to_dict())})"
+    payload = {
+        "kind": kind,
+        "game_id": game_id,
+        "game": table.game.slug,
+        "seat": seat,
+        "seq": table.seq,
+        "note": note,
+        "report": report,
+        "view": view,
+        "url": link,
+        "reply_to": reply_to,
+        "outcome": None if table.outcome is None else table.outcome.to_dict(),
+    }
+    return {"subject": subject, "text": "\n".join(lines) + "\n", "payload": payload, "reply_to": reply_to}

@@ -88,3 +88,13 @@ def test_the_check_catches_a_crossing() -> None:
     assert crossings("from pbm.mail import outbox\n", "cli", "pbm.cli") == ["pbm.mail.outbox"]
     # a room's own modules and the shared pieces are free to use
     assert crossings("from pbm.mail import outbox\nfrom pbm import turn_report\n", "mail", "pbm.mail") == []
+
+
+def test_notices_queued_under_the_old_job_path_still_resolve() -> None:
+    from rq.utils import import_attribute
+
+    from pbm.mail.notify import notify_seat
+    from workers.dispatch import NOTIFY_FUNCTION
+
+    assert import_attribute("pbm.notify.notify_seat") is notify_seat
+    assert import_attribute(NOTIFY_FUNCTION) is notify_seat

@@ -184,20 +184,33 @@ def show_step(log: Log, seq: int, seat: int | None, public: bool, as_json: bool 
 @SEAT
 @AS_JSON
 def diff(a: str, b: str, seat: int | None, as_json: bool) -> None:
-    """The first event where two logs (games or files) differ, with context and both states.
+    """The first event where two logs (games or files) differ, with context and both states, and
+    which of them fails its hash chain, if one does (where they part is still shown).
 
-    Exits 1 when they differ, 0 when they tell the same story.
+    Exits 1 when they differ or one fails its chain, 0 when they tell the same story intact.
     """
-    log_a, log_b = open_log(a), open_log(b)
+    # Read unchecked: a disputed file is often the one that fails its hash chain, and where it
+    # parts from the other is what its reader wants to know. Each failure is said, with its side.
+    log_a, log_b = open_log(a, checked=False), open_log(b, checked=False)
+    broken = {name: log.integrity() for name, log in (("A", log_a), ("B", log_b))}
     found = first_divergence(log_a, log_b, seat)
     if as_json:
-        emit_json(None if found is None else _divergence_json(found))
-    elif found is None:
-        note = "" if log_a.game_id == log_b.game_id else f" (game ids {log_a.game_id} and {log_b.game_id})"
-        console.print(f"the same: {len(log_a.events)} events, every one alike{note}")
+        output = None if found is None else _divergence_json(found)
+        if any(broken.values()):
+            output = {**(output or {"seq": None}), "integrity": {name: [{"seq": s, "problem": p} for s, p in problems] for name, problems in broken.items()}}
+        emit_json(output)
     else:
-        _render_divergence(a, b, found)
-    if found is not None:
+        for name, ref in (("A", a), ("B", b)):
+            if broken[name]:
+                seq, problem = broken[name][0]
+                more = f" (and {len(broken[name]) - 1} more)" if len(broken[name]) > 1 else ""
+                say(f"{name} ({ref}) fails its hash chain at seq {seq}: {problem}{more}")
+        if found is None:
+            note = "" if log_a.game_id == log_b.game_id else f" (game ids {log_a.game_id} and {log_b.game_id})"
+            console.print(f"the same: {len(log_a.events)} events, every one alike{note}")
+        else:
+            _render_divergence(a, b, found)
+    if found is not None or any(broken.values()):
         sys.exit(1)
 
 

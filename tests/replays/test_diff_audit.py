@@ -69,3 +69,28 @@ def test_audit_reports_who_did_what_legality_views_and_verification(pbm, store: 
     assert text.count("| yes |") == len(log.commands())
     shown = pbm("replay", "audit", finished).stdout
     assert "Audit of game" in shown and "Verification" in shown
+
+
+def test_diff_shows_where_two_files_part_when_one_fails_its_hash_chain(pbm, store: Store, finished: str, tmp_path: Path) -> None:
+    from replays import archive
+    from replays.log import Log
+
+    log = from_store(store, finished)
+    first, _count = log.commands()[4]
+    env = log.envelopes[first]
+    # A changed command text, not sealed again: B's chain breaks at that seq, and only there.
+    changed = [e.replace(command=env.command + " ") if e.seq == first else e for e in log.envelopes]
+    good, bad = tmp_path / "good.pbmlog", tmp_path / "bad.pbmlog"
+    good.write_bytes(archive.dumps(log))
+    bad.write_bytes(archive.dumps(Log("bad", changed)))
+    result = pbm("replay", "diff", str(good), str(bad), ok=False)
+    assert result.exit_code == 1
+    assert f"B ({bad}) fails its hash chain at seq {first}: hash does not match" in result.stdout
+    assert "A (" not in result.stdout.split("first difference")[0]
+    assert f"first difference at seq {first}" in result.stdout
+    out = json.loads(pbm("replay", "diff", str(good), str(bad), "--json", ok=False).stdout)
+    assert out["seq"] == first and out["integrity"]["A"] == [] and out["integrity"]["B"][0]["seq"] == first
+    # Both files alike but one broken: no difference in the story, still exit 1, still said.
+    same = pbm("replay", "diff", str(bad), str(bad), ok=False)
+    assert same.exit_code == 1 and "the same" in same.stdout and same.stdout.count("fails its hash chain") == 2
+    assert pbm("replay", "diff", str(good), str(good)).stdout.startswith("the same")

@@ -33,6 +33,7 @@ from events.seats import NotASeat, OverAllowance, TokenCheck
 from pbm.web.auth import SeatAccess, bearer, checked, me, move_check, refusal, token_of
 from pbm.web.context import current
 from pbm.web.errors import ApiError
+from pbm.web import replay_file
 
 router = APIRouter(prefix="/api/me")
 Text = Annotated[str, Field(min_length=1, max_length=200)]
@@ -90,6 +91,17 @@ def get_me(access: SeatAccess = Depends(me)) -> dict[str, Any]:
 def get_my_log(access: SeatAccess = Depends(me)) -> dict[str, Any]:
     table = access.server.games.table(access.game_id)
     return {"game_id": access.game_id, "seat": access.seat, "log": turn_report.story(table, access.seat)}
+
+
+@router.get("/export", summary="Your game's replay file, once it is over (pbm replay verify FILE checks it)", response_class=Response,
+            responses={409: {"description": "The game is still running"}})
+def get_my_export(access: SeatAccess = Depends(me)) -> Response:
+    """The same bytes as the operator's export. The log holds every seat's hidden cards and the
+    secret seed's commitment, so a seat may have it only once the game is over and the seed is out."""
+    games = access.server.games
+    if games.table(access.game_id).outcome is None:
+        raise ApiError(409, "the game is still running: its replay file can be had here once the game is over")
+    return replay_file.download(games.store, access.game_id)
 
 
 class MoveRoute(APIRoute):

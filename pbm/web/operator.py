@@ -24,7 +24,7 @@ from pbm import clock_control, seating, turn_report
 from pbm.web.context import Server, current
 from pbm.web.auth import admin
 from pbm.web.errors import ApiError
-from replays import archive
+from pbm.web import replay_file
 from replays.log import from_store
 from replays.verify import verify
 from workers.bots import bot_seats, check_seats
@@ -196,9 +196,7 @@ def change_clock(game_id: GameId, body: ClockChange, server: Server = Depends(ad
 @router.get("/{game_id}/export", summary="The game's replay file (pbm replay import reads it)", response_class=Response)
 def export_game(game_id: GameId, server: Server = Depends(admin)) -> Response:
     server.games.table(game_id)  # UnknownGame -> 404
-    data = archive.dumps(from_store(server.games.store, game_id))
-    disposition = f'attachment; filename="{game_id}{archive.SUFFIX}"'
-    return Response(data, media_type="application/octet-stream", headers={"Content-Disposition": disposition})
+    return replay_file.download(server.games.store, game_id)
 
 
 @router.get("/{game_id}/verify", summary="Hash chain, seed commitment, deals and every command re-decided")

@@ -381,3 +381,34 @@ def test_the_move_routes_shortcut_answers_as_the_whole_stack_would(store: Store)
         return said
 
     assert answers(shortcut=True) == answers(shortcut=False)
+
+
+def test_a_seats_export_is_the_operators_file_once_the_game_is_over_and_verifies_anywhere(client: TestClient, store: Store, tmp_path):
+    import random
+
+    created = new_game(client, game="tranquility", seats=[{"name": "a"}, {"name": "b"}])
+    game_id, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]
+    running = client.get("/api/me/export", headers=bearer(tokens[1]))
+    assert running.status_code == 409 and "once the game is over" in running.json()["error"]
+    chooser = random.Random(3)
+    while True:
+        view = client.get("/api/me", headers=bearer(tokens[0])).json()["view"]
+        if not view["to_act"]:
+            break
+        seat = view["to_act"][0]
+        legal = client.get("/api/me", headers=bearer(tokens[seat])).json()["view"]["legal_moves"]
+        played = client.post("/api/me/moves", json={"move": chooser.choice(legal)}, headers=bearer(tokens[seat]))
+        assert played.status_code == 200, played.text
+    mine = client.get("/api/me/export", headers=bearer(tokens[1]))
+    operators = client.get(f"/api/games/{game_id}/export", headers=bearer(ADMIN))
+    assert mine.status_code == 200 and mine.content == operators.content
+    assert mine.headers["content-disposition"] == operators.headers["content-disposition"]
+    assert client.get("/api/me/export", headers=bearer(tokens[1] + "x")).status_code == 401
+    # Another machine: a fresh data directory and no Redis it could reach.
+    path = tmp_path / "mine.pbmlog"
+    path.write_bytes(mine.content)
+    env = {"PATH": "/usr/bin:/bin", "PBM_HOME": str(tmp_path / "elsewhere"), "REDIS_URL": "redis://127.0.0.1:1/0"}
+    checked = subprocess.run([sys.executable, "-m", "pbm", "replay", "verify", str(path)], env=env, capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stderr
+    assert "verified" in checked.stdout.lower()
+    assert not (tmp_path / "elsewhere").exists()

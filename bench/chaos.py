@@ -85,7 +85,9 @@ def _child(results, target, index, barrier, *args) -> None:
 
 
 def commands_in_log(store: Store, game_ids: list[str]) -> Counter:
-    return Counter((game_id, entry.command_id) for game_id in game_ids for entry in store.read(game_id) if entry.command_id)
+    """The writers' commands in the logs. Not the moves the command path played for a seat itself
+    (an origin: a forced move), which no writer sent and none is acknowledged for."""
+    return Counter((game_id, entry.command_id) for game_id in game_ids for entry in store.read(game_id) if entry.command_id and entry.origin is None)
 
 
 def verified(store: Store, game_ids: list[str]) -> int:

@@ -132,7 +132,9 @@ class Clock:
             if env.kind not in SHELL_KINDS:
                 turn, started = env.seq + 1, env.time_ms
                 extra = {}
-                if env.command is not None and env.actor is not None and not (env.command_id or "").startswith("timeout:"):
+                # A forced move (its only legal one, played by the shell) is not its player's doing
+                # either: it does not show that they are there.
+                if env.command is not None and env.actor is not None and not (env.command_id or "").startswith("timeout:") and env.origin != "forced":
                     in_a_row[env.actor] = 0  # its player moved
                 continue
             if env.kind not in CLOCK_KINDS:

@@ -25,7 +25,7 @@ from events import envelope, index, keys, snapshots
 from events.codec import DecodeError
 from events.envelope import Envelope
 from events.seats import TokenCheck
-from events.store import Conflict, Status, Store
+from events.store import Appended, Conflict, NotPlayable, Status, Store
 
 if TYPE_CHECKING:
     from events.clock import Clock
@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 Dispatch = Callable[..., None]  # (game id, table[, reach=seats with a channel]) -> None
 RETRIES = 50
 LOCK_STRIPES = 64
+# A game's `forced_moves` setting (its row): "auto" plays a person's only legal move for them, "ask"
+# waits for them to play it. A row without it (a game from before the setting) is "auto".
+FORCED_MOVES = ("auto", "ask")
+FOLLOW_UPS = 10_000  # more moves than any game has: a bound on one append's follow-ups, not a rule
 
 
 REINDEX_GRACE_MS = 60_000  # an index entry without a log younger than this may be a create in flight
@@ -84,6 +88,26 @@ def bots_seated(bots: Mapping[int, str], players: int) -> core.BotsSeated:
         if not isinstance(kind, str) or not kind:
             raise core.SetupError(f"seat {seat}: a bot kind is a name, not {kind!r}")
     return core.BotsSeated(bots=tuple(sorted(bots.items())))
+
+
+def forced_command_id(seq: int, seat: int) -> str:
+    """The command id of the move the shell plays for a seat whose only legal move it is: two
+    processes that both find it play it once."""
+    return f"forced:{seq}:{seat}"
+
+
+def forced_move(table: Table) -> tuple[int, str] | None:
+    """(seat, move) if a person's seat the game waits on has exactly one legal move; else None.
+    A bot's seat is its bot's to play (its job is queued as for any other move)."""
+    if table.outcome is not None:
+        return None
+    for seat in table.to_act:
+        if seat in table.bots:
+            continue
+        legal = table.legal_moves(seat)
+        if len(legal) == 1:
+            return seat, legal[0]
+    return None
 
 
 def same_move(game: core.Game, played: str | None, move: str) -> bool:
@@ -141,13 +165,20 @@ class Games:
         bots: Mapping[int, str] | None = None,
         salts: Iterable[str] = (),
         clock: core.ClockSet | None = None,
+        forced_moves: str = "auto",
     ) -> str:
         """A new game in the log; returns its id. The seed is secret: only its commitment is logged.
+
+        `forced_moves` (FORCED_MOVES) goes into the game's row, not the log: it is the shell's
+        setting, not a rule, and changes no event (a forced move is an ordinary move in the log,
+        its envelope's origin aside).
 
         `bots` (seat -> bot kind) is recorded as a BotsSeated event in the same append; which kinds
         exist is the workers' business (workers.bots checks them before calling this). `clock`
         (events.clock.settings) is recorded after it, in the same append.
         """
+        if forced_moves not in FORCED_MOVES:
+            raise core.SetupError(f"forced_moves is {' or '.join(FORCED_MOVES)}, not {forced_moves!r}")
         seed = secrets.randbits(256) if seed is None else seed
         table = core.new_table(slug, players=players, seed=seed, deal=deal, options=options, salts=salts)
         if bots:
@@ -159,13 +190,13 @@ class Games:
             sealed, raws = self._seal(new_id, 0, envelope.GENESIS, table.events, None, None, None)
             status = status_of(table.game, table.state, table.bots, sealed[-1].time_ms)
             try:
-                self.store.create(new_id, slug, players, sealed[0].time_ms, seed, raws, status, clocked=clock is not None)
+                self.store.create(new_id, slug, players, sealed[0].time_ms, seed, raws, status, clocked=clock is not None, forced_moves=forced_moves)
             except Conflict:
                 if game_id is not None:
                     raise
                 continue
             self._remember(new_id, table, sealed[-1].hash)
-            self._dispatch(new_id, table)
+            self._follow_up(new_id, table, sealed[-1].hash, None, forced_moves)
             return new_id
 
     @one_game_at_a_time
@@ -202,8 +233,13 @@ class Games:
         command_id: str | None = None,
         expected_seq: int | None = None,
         check: TokenCheck | None = None,
+        origin: str | None = None,
     ) -> Submitted:
         """Play `move` for `seat`. IllegalMove if refused; Conflict if `expected_seq` is stale.
+
+        `origin` ("order": one of the seat's standing orders) goes into the envelope for the audit;
+        a move the seat sends itself has none. After the append, the moves that follow without a
+        choice are played in the same call (see `_follow_up`).
 
         Without `expected_seq` a lost race is retried on the new state (where the move may have
         become illegal). A repeated `command_id` with the same seat and move (in any spelling the
@@ -229,7 +265,7 @@ class Games:
                 # moved on): its answer is what it appended the first time.
                 return self._same_command(table, seat, move, command_id, self._done_or_raise(game_id, command_id, refusal))
             try:
-                written = self._write(game_id, table, last_hash, new_events, state, seat, move, command_id, check)
+                written = self._write(game_id, table, last_hash, new_events, state, seat, move, command_id, check, origin)
             except Conflict as lost:
                 if expected_seq is not None:
                     raise
@@ -237,6 +273,16 @@ class Games:
                 continue
             return self._same_command(table, seat, move, command_id, written) if written.duplicate else written
         raise conflict  # every retry lost a race: a storm of writers; nothing was appended
+
+    @one_game_at_a_time
+    def settle(self, game_id: str) -> int:
+        """Play the moves the game's state calls for without a choice (a person's only legal move,
+        when its row says "auto"), as after any append; returns the log's length after them. For
+        a process that died between an append and its follow-ups: the deadline's look runs this
+        before it times a seat out."""
+        table, last_hash = self._load(game_id)
+        self._follow_up(game_id, table, last_hash, None, self.store.forced_moves(game_id))
+        return table.seq
 
     @one_game_at_a_time
     def seat_bots(self, game_id: str, bots: Mapping[int, str], command_id: str | None = None) -> Submitted:
@@ -289,10 +335,45 @@ class Games:
                 conflict = lost
         raise conflict
 
-    def _write(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None) -> Submitted:
+    def _write(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None, origin=None) -> Submitted:
         """Append one command's events with the row they lead to; then keep the index, the table
-        and its snapshot up to date, and dispatch. Conflict (nothing appended) if the log moved on."""
-        sealed, raws = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id)
+        and its snapshot up to date, play what follows without a choice, and dispatch. Conflict
+        (nothing appended) if the log moved on."""
+        written, appended = self._append(game_id, table, last_hash, new_events, state, seat, move, command_id, check, origin)
+        if not written.duplicate:
+            self._follow_up(game_id, table, written.events[-1].hash, appended.reach, appended.forced_moves)
+        return written
+
+    def _follow_up(self, game_id: str, table: Table, last_hash: bytes, reach: tuple[int, ...] | None, forced_moves: str | None) -> None:
+        """After an append: while a person's seat to act has one legal move (and the row says
+        "auto"), play it for them, command id `forced:<seq>:<seat>`, origin "forced"; then
+        dispatch once, for the state where the game waits on a choice.
+
+        Here, in the command path, rather than in a job the dispatcher queues: the moves follow
+        from the state alone, cost no search, and need no worker (a game at the terminal has
+        none); a run of them plays through in one go, with no job, notification or deadline per
+        stop, and nobody is told of a turn that is over before they could read of it. Each is an
+        ordinary append at an expected seq: a writer that got in first makes it a Conflict, and
+        that writer's own follow-up looks at the state it made.
+        """
+        for _ in range(FOLLOW_UPS):
+            forced = None if forced_moves == "ask" else forced_move(table)
+            if forced is None:
+                break
+            seat, move = forced
+            try:
+                new_events, state = table.decided(seat, move)
+                written, appended = self._append(game_id, table, last_hash, new_events, state, seat, move, forced_command_id(table.seq, seat), None, "forced")
+            except (Conflict, NotPlayable):
+                return  # another writer moved on (it dispatches what it made), or the game cannot be played
+            if written.duplicate:
+                return  # another process played it: it follows up and dispatches
+            last_hash, reach = written.events[-1].hash, appended.reach
+        self._dispatch(game_id, table, reach)
+
+    def _append(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None, origin=None) -> tuple[Submitted, Appended]:
+        """One command's append, as `_write` describes it, without what follows it."""
+        sealed, raws = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id, origin)
         status = status_of(table.game, state, bots_after(table.bots, new_events), sealed[0].time_ms)
         # The index is in other slots than the game: entries are added before the append and
         # removed after it, so a crash in between leaves one too many, which readers drop.
@@ -307,7 +388,7 @@ class Games:
         # The script itself recognises a known command id (HSETNX), also on a conflict.
         appended = self.store.append(game_id, table.seq, raws, command_id, status, check)
         if appended.duplicate:
-            return self._read_done(game_id, appended.first, appended.count)
+            return self._read_done(game_id, appended.first, appended.count), appended
         if status.outcome is not None:
             index.ended(self.store.redis, [game_id])
         table.advance(new_events, state)
@@ -317,8 +398,7 @@ class Games:
         self._remember(game_id, table, sealed[-1].hash)
         if table.seq // snapshots.EVERY > appended.first // snapshots.EVERY:
             self.store.save_snapshot(game_id, snapshots.encode(table, sealed[-1].hash))
-        self._dispatch(game_id, table, appended.reach)
-        return Submitted(appended.first, sealed, duplicate=False)
+        return Submitted(appended.first, sealed, duplicate=False), appended
 
     def reindex(self) -> tuple[int, list[tuple[str, str]]]:
         """Rebuild every game's row and the index from the logs (the logs are the truth); returns
@@ -373,7 +453,7 @@ class Games:
             raise CommandIdReused(str(command_id), "handover of seats")
         return done
 
-    def _seal(self, game_id, seq, prev, events, seat, move, command_id) -> tuple[list[Envelope], list[bytes]]:
+    def _seal(self, game_id, seq, prev, events, seat, move, command_id, origin=None) -> tuple[list[Envelope], list[bytes]]:
         """The events' envelopes, chained onto `prev`, and their wire forms (what the store appends)."""
         sealed, raws = [], []
         time_ms = self.clock()
@@ -390,6 +470,7 @@ class Games:
                 command=move if first else None,
                 command_id=command_id if first else None,
                 time_ms=time_ms,
+                origin=origin if first else None,
             )
             sealed.append(env)
             raws.append(raw)

@@ -35,7 +35,9 @@ def meta(game_id: str) -> str:
     created (ms) and bots (seats, comma-separated), set once; seq (the log's length), to_act (seats),
     outcome (JSON, '' while running) and since (ms of the last append), written by the same script
     as the events; reach (the seats with an e-mail address or a webhook), kept by the seat store and
-    answered by the append script, so the dispatcher knows whom to notify without a read."""
+    answered by the append script, so the dispatcher knows whom to notify without a read;
+    forced_moves ("auto" or "ask", set once; none: "auto"), answered by the append script too, so
+    the command path knows without a read whether to play a person's only legal move."""
     return f"{PREFIX}:{{{game_id}}}:meta"
 
 

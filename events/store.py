@@ -63,7 +63,7 @@ end
 if fields > 0 then
   redis.call('HSET', KEYS[4], 'seq', first + count, unpack(ARGV, 4, 3 + fields))
 end
-return {0, first + count, redis.call('HGET', KEYS[4], 'reach')}
+return {0, first + count, redis.call('HGET', KEYS[4], 'reach'), redis.call('HGET', KEYS[4], 'forced_moves')}
 """.replace("  -- the seat token's check\n", CHECK_LUA)
 
 # KEYS: log, seed, meta. ARGV: seed, n, then n row fields and values, then the opening envelopes.
@@ -116,6 +116,9 @@ class Appended:
     # The seats with a channel, as the row says (events.seats keeps it); None: the row does not say
     # (a game from before rows kept it), and whoever needs it reads the seats' contacts.
     reach: tuple[int, ...] | None = None
+    # The row's forced_moves setting ("auto" or "ask"), answered by the append for the command
+    # path's follow-ups; None: the row does not say (a game from before the setting: "auto").
+    forced_moves: str | None = None
 
 
 @attrs.frozen
@@ -223,9 +226,10 @@ class Store:
             raise Conflict(game_id, expected_seq, reply[1])
         if reply[0] == 1:
             return Appended(reply[1], reply[2], duplicate=True)
-        # A row without `reach` answers nil, which ends Lua's reply list before it.
+        # A row without `reach` answers nil (false in Lua, which keeps the rest of the list).
         reach = seats(reply[2]) if len(reply) > 2 and isinstance(reply[2], bytes) else None
-        return Appended(expected_seq, len(envelopes), duplicate=False, reach=reach)
+        forced = reply[3].decode() if len(reply) > 3 and isinstance(reply[3], bytes) else None
+        return Appended(expected_seq, len(envelopes), duplicate=False, reach=reach, forced_moves=forced)
 
     def create(
         self,
@@ -237,11 +241,13 @@ class Store:
         envelopes: Sequence[bytes],
         status: Status | None = None,
         clocked: bool = False,
+        forced_moves: str = "auto",
     ) -> None:
         """Start a game's log with its opening events, its secret seed and its row; Conflict if the
-        id is taken. `clocked`: the game has a deadline (the index lists it for recovery)."""
+        id is taken. `clocked`: the game has a deadline (the index lists it for recovery);
+        `forced_moves`: the shell's setting for a person's only legal move (events.commands)."""
         # A new game's seats have no channel yet: `reach` starts empty (the seat store adds to it).
-        fields = ["slug", slug, "players", players, "created", created_ms, "reach", ""]
+        fields = ["slug", slug, "players", players, "created", created_ms, "reach", "", "forced_moves", forced_moves]
         fields += [] if status is None else status.fields()
         try:
             index.listed(self.redis, game_id, created_ms, bots=status is not None and bool(status.bots), clocked=clocked)
@@ -253,6 +259,11 @@ class Store:
             raise
         if not created:
             raise Conflict(game_id, 0, self.length(game_id))
+
+    def forced_moves(self, game_id: str) -> str | None:
+        """The game's forced_moves setting as its row has it (None: not set, which is "auto")."""
+        raw = self.redis.hget(keys.meta(game_id), "forced_moves")
+        return None if raw is None else raw.decode()
 
     def set_row(self, game_id: str, slug: str, players: int, created_ms: int, length: int, status: Status) -> bool:
         """Write a row folded from `length` events; False (nothing written) if the log moved on."""
@@ -297,8 +308,10 @@ class Store:
     def since_move(self, game_id: str, seat: int, stop: int) -> list[Envelope]:
         """The envelopes from the first event of `seat`'s latest move up to `stop` inclusive (from
         the start if the seat has not moved): what a seat's report needs, read back from `stop` a
-        page at a time, so its cost is the events since that move, not the game's length."""
-        from events.envelope import is_move_of
+        page at a time, so its cost is the events since that move, not the game's length. A move
+        the shell played for the seat (forced, or an order) does not count: the seat has not read
+        the story since its own latest one."""
+        from events.envelope import is_sent_by
 
         found: list[Envelope] = []
         count = 16
@@ -306,7 +319,7 @@ class Store:
             page = self.read(game_id, stop, count=count, backward=True)
             for env in page:
                 found.append(env)
-                if is_move_of(env, seat):
+                if is_sent_by(env, seat):
                     return found[::-1]
             if len(page) < count:
                 break

@@ -1,9 +1,13 @@
 """What a seat is told: the story since its last move, and the whole story, as that seat may see
 it. Written once for every front end (the API, the page, mail). Pure: no I/O.
 
-"Since its last move" starts at the first event of the seat's latest command (so the report
-recalls what the seat did, then what followed), or at the start for a seat that has not moved.
+"Since its last move" starts at the first event of the latest move the seat sent itself (so the
+report recalls what the seat did, then what followed), or at the start for a seat that has not
+moved.
 A seat's commands are read from the envelopes (actor and command), never guessed from events.
+A move the shell played for the seat (its only legal move, or one of its standing orders) is
+one of its commands, and the seat's own report says so on its line; nobody else's report does
+(their lines come from the events alone, which are the same however a move was sent).
 """
 
 from __future__ import annotations
@@ -12,22 +16,35 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.table import Table, apply, narrate
-from events.envelope import Envelope, is_move_of
+from events.envelope import Envelope, is_move_of, is_sent_by
 
 
 def last_move_seq(envelopes: Sequence[Envelope], seat: int) -> int | None:
-    """The seq of the first event of `seat`'s latest command, None if it has not moved."""
+    """The seq of the first event of the latest move `seat` sent itself, None if it has not."""
     for env in reversed(envelopes):
-        if is_move_of(env, seat):
+        if is_sent_by(env, seat):
             return env.seq
     return None
+
+
+# What the seat reads after the line of a move the shell played for it, by the envelope's origin.
+PLAYED_FOR_YOU = {
+    "forced": "played for you: it was your only legal move",
+    "order": "played for you: one of your orders",
+}
 
 
 def since_last_move(table: Table, envelopes: Sequence[Envelope], seat: int) -> list[str]:
     """The lines `seat` reads about everything from its latest move on. `envelopes`: the log up to
     the table's last event, or its part from the seat's latest move on (Store.since_move)."""
     start = last_move_seq(envelopes, seat) or 0
-    return [line for _seq, line in table.narrate(seat, start=start)]
+    played_for = {env.seq: env.origin for env in envelopes if env.seq >= start and env.origin is not None and is_move_of(env, seat)}
+    return [marked(line, played_for.get(seq)) for seq, line in table.narrate(seat, start=start)]
+
+
+def marked(line: str, origin: str | None) -> str:
+    """`line` with, for a move the shell played for the reader, a note saying so."""
+    return line if origin is None else f"{line} ({PLAYED_FOR_YOU[origin]})"
 
 
 def lines_between(table: Table, seat: int | None, start: int, stop: int) -> list[str]:

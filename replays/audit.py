@@ -15,6 +15,9 @@ from replays.log import BadLog, Log
 from replays.verify import FAIL, NOTE, OK, Report, Ruling, verify
 
 MARK = {OK: "yes", FAIL: "**NO**", NOTE: "unchecked"}
+# A command the shell played for its seat (the envelope's origin, docs/orders.md): said so, since a
+# referee asked "did the player choose this?" must be able to answer.
+ORIGIN_TEXT = {"forced": "forced: the seat's only legal move, played by pbm", "order": "a standing order of the seat"}
 
 
 def audit(log: Log, disputed: int | None = None, seed: int | None = None) -> tuple[str, Report]:
@@ -47,6 +50,8 @@ def audit(log: Log, disputed: int | None = None, seed: int | None = None) -> tup
         legal = MARK[ruling.status] if ruling else ""
         who = "system" if env.actor is None else f"seat {env.actor}"
         command = f"`{env.command}`" if env.command is not None else ""
+        if env.command is not None and env.origin is not None:
+            command += f" ({ORIGIN_TEXT[env.origin]})"
         lines.append(f"| {seq} | {_time(env.time_ms)} | {who} | {command} | {_cell(_narrate(log, seq))} | {legal} |")
     return "\n".join(lines) + "\n", report
 

@@ -62,7 +62,7 @@ def test_archive_writes_the_replay_file_then_deletes_and_import_brings_it_back(p
 
 def test_list_filters_running_finished_and_waiting_for(pbm) -> None:
     done = finished_game(pbm, "4")
-    waiting_1 = pbm("new", "holly-oak", "--players", "3", "--seed", "5").stdout.strip()  # seat 1 leads
+    waiting_1 = pbm("new", "holly-oak", "--players", "3", "--seed", "5", "--forced-moves", "ask").stdout.strip()  # seat 1 leads, by hand
     ids = lambda *flags: {row["game_id"] for row in json.loads(pbm("list", *flags, "--json").stdout)}  # noqa: E731
     assert done in ids("--finished") and done not in ids("--running")
     assert waiting_1 in ids("--running") and waiting_1 not in ids("--finished")

@@ -27,7 +27,7 @@ def no_bot_turn_left_queued(redis_client):
 
 
 def new_game(pbm, *args: str) -> str:
-    return pbm("new", "holly-oak", "--players", "3", "--seed", "5", *args).stdout.strip()
+    return pbm("new", "holly-oak", "--players", "3", "--forced-moves", "ask", "--seed", "5", *args).stdout.strip()  # the opening lead (1Sp) is played by hand here
 
 
 def events_of(pbm, game_id: str) -> list[dict]:

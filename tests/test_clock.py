@@ -83,7 +83,7 @@ def test_a_game_without_a_deadline_has_no_clock(timed: Games, store: Store) -> N
 
 def test_the_due_time_moves_with_pauses_extensions_and_vacations(timed: Games, store: Store, wall: Wall) -> None:
     settings = clocks.settings("1h", "10m", vacation_days=3)
-    game_id = timed.create("holly-oak", 3, seed=2, clock=settings)
+    game_id = timed.create("holly-oak", 3, seed=2, clock=settings, forced_moves="ask")
     table = timed.table(game_id)
     assert table.clock == settings and store.read(game_id)[-1].kind == core.ClockSet.kind
     seat = table.to_act[0]
@@ -129,7 +129,7 @@ def test_the_due_time_moves_with_pauses_extensions_and_vacations(timed: Games, s
 
 
 def test_a_timeout_is_recorded_as_the_shells_and_replays_verify(timed: Games, store: Store, wall: Wall) -> None:
-    game_id = timed.create("holly-oak", 3, seed=3, clock=clocks.settings("5s", autopilot_after=2))
+    game_id = timed.create("holly-oak", 3, seed=3, clock=clocks.settings("5s", autopilot_after=2), forced_moves="ask")
     table = timed.table(game_id)
     seat, turn = table.to_act[0], clock_of(store, game_id).turn
     wall.advance(6000)

@@ -23,7 +23,7 @@ def first_legal(games: Games, game_id: str) -> tuple[int, str]:
 
 
 def test_create_logs_only_the_seed_commitment(games: Games, store: Store) -> None:
-    game_id = games.create("holly-oak", 3, seed=42)
+    game_id = games.create("holly-oak", 3, seed=42, forced_moves="ask")
     envelopes = store.read(game_id)
     started = envelopes[0].event
     assert isinstance(started, core.GameStarted)
@@ -34,7 +34,7 @@ def test_create_logs_only_the_seed_commitment(games: Games, store: Store) -> Non
 
 
 def test_a_legal_move_is_appended_with_its_cause(games: Games, store: Store) -> None:
-    game_id = games.create("holly-oak", 3, seed=1)
+    game_id = games.create("holly-oak", 3, seed=1, forced_moves="ask")
     seat, move = first_legal(games, game_id)
     submitted = games.submit(game_id, seat, move, command_id="c1")
     assert not submitted.duplicate and submitted.seq == 2
@@ -46,7 +46,7 @@ def test_a_legal_move_is_appended_with_its_cause(games: Games, store: Store) -> 
 
 @pytest.mark.parametrize("bad", ["play 7 Su", "fold", "", "play 99Zz"])
 def test_refused_moves_change_nothing(games: Games, store: Store, bad: str) -> None:
-    game_id = games.create("holly-oak", 3, seed=1)
+    game_id = games.create("holly-oak", 3, seed=1, forced_moves="ask")
     seat, _move = first_legal(games, game_id)
     before = store.read_raw(game_id)
     with pytest.raises(core.IllegalMove):
@@ -58,7 +58,7 @@ def test_refused_moves_change_nothing(games: Games, store: Store, bad: str) -> N
 
 
 def test_a_stale_expected_seq_is_a_conflict(games: Games, store: Store) -> None:
-    game_id = games.create("holly-oak", 3, seed=1)
+    game_id = games.create("holly-oak", 3, seed=1, forced_moves="ask")
     seat, move = first_legal(games, game_id)
     games.submit(game_id, seat, move)
     length = store.length(game_id)
@@ -70,7 +70,7 @@ def test_a_stale_expected_seq_is_a_conflict(games: Games, store: Store) -> None:
 
 
 def test_a_repeated_command_returns_the_first_result(games: Games, store: Store) -> None:
-    game_id = games.create("holly-oak", 3, seed=1)
+    game_id = games.create("holly-oak", 3, seed=1, forced_moves="ask")
     seat, move = first_legal(games, game_id)
     first = games.submit(game_id, seat, move, command_id="same")
     length = store.length(game_id)
@@ -80,7 +80,7 @@ def test_a_repeated_command_returns_the_first_result(games: Games, store: Store)
 
 
 def test_a_command_id_reused_for_another_move_or_seat_is_refused(games: Games, store: Store) -> None:
-    game_id = games.create("holly-oak", 3, seed=5)  # seat 1 holds 1Sp and leads
+    game_id = games.create("holly-oak", 3, seed=5, forced_moves="ask")  # seat 1 holds 1Sp and leads
     games.submit(game_id, 1, "play 1Sp", command_id="c")
     length = store.length(game_id)
     assert Games(store).submit(game_id, 1, "PLAY 1sp", command_id="c").duplicate  # the same move, spelled otherwise
@@ -132,7 +132,7 @@ def check_log(store: Store, game_id: str) -> list:
 
 
 def test_racing_writers_lose_nothing_and_duplicate_nothing(store: Store) -> None:
-    game_id = Games(store).create("holly-oak", 4, seed=5)
+    game_id = Games(store).create("holly-oak", 4, seed=5, forced_moves="ask")
     accepted: list[str] = []
     refused: list[str] = []
     lock = threading.Lock()
@@ -196,7 +196,7 @@ def test_one_games_shared_by_threads_keeps_every_table_true(store: Store) -> Non
     """A web server's thread pool shares one Games: threads on one game and on others, with a
     cache smaller than the games so tables are evicted and refolded while others play."""
     shared = Games(store, cache_size=2)
-    game_ids = [shared.create("holly-oak", 3, seed=seed) for seed in (21, 22, 23)]
+    game_ids = [shared.create("holly-oak", 3, seed=seed, forced_moves="ask") for seed in (21, 22, 23)]
     played: list[str] = []
     lock = threading.Lock()
 
@@ -230,7 +230,7 @@ def test_one_games_shared_by_threads_keeps_every_table_true(store: Store) -> Non
 
 def test_a_seat_token_check_rides_on_the_append_and_a_refusal_writes_nothing(games: Games, store: Store):
     seats = Seats(store.redis)
-    game_id = games.create("holly-oak", 3, seed=4)
+    game_id = games.create("holly-oak", 3, seed=4, forced_moves="ask")
     tokens = {seat: seats.issue(game_id, seat) for seat in range(3)}
     table = games.table(game_id)
     while True:  # up to the game's last move: a refusal there must not even list the game as over

@@ -69,6 +69,8 @@ def watch(game_id: str, seat: int, turn: int | None = None) -> dict:
         if now < due:
             scheduled = schedule(games.dispatch, game_id, clock, seat, due, now)
             return {"status": "waiting", "due_ms": due, "scheduled": scheduled}
+        if games.settle(game_id) != table.seq:
+            continue  # its only legal move was owed to it (a process died before playing it): played now
         try:
             games.record(game_id, core.TurnTimedOut(seat=seat, turn=clock.turn), command_id=f"timed-out:{clock.turn}:{seat}", expected_seq=table.seq)
         except Conflict:

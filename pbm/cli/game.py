@@ -104,6 +104,7 @@ def read_deal(path: str) -> dict[str, Any]:
 @click.option("--reminders", metavar="DURATIONS", default="", help="Reminders before the deadline, e.g. 24h,2h.")
 @click.option("--vacation-days", type=int, default=0, show_default=True, help="Days a seat may stop its clock each year.")
 @click.option("--autopilot-after", type=int, default=3, show_default=True, help="Timeouts in a row before the autopilot plays the seat until its player moves (0: never).")
+@click.option("--forced-moves", type=click.Choice(["auto", "ask"]), default="auto", show_default=True, help="A person's only legal move: played for them, or left to them (docs/orders.md).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def new(
     game: str,
@@ -117,6 +118,7 @@ def new(
     reminders: str,
     vacation_days: int,
     autopilot_after: int,
+    forced_moves: str,
     as_json: bool,
 ) -> None:
     """Start a game; prints its id. Bot seats (and deadlines) are played by `pbm worker`."""
@@ -132,13 +134,13 @@ def new(
     elif reminders or vacation_days:
         raise core.SetupError("--reminders and --vacation-days need a --deadline")
     games_ = open_games()
-    game_id = games_.create(game, players, seed=seed, deal=deal, options=options, bots=bots, salts=salts, clock=clock)
+    game_id = games_.create(game, players, seed=seed, deal=deal, options=options, bots=bots, salts=salts, clock=clock, forced_moves=forced_moves)
     no_worker = (bool(bots) or clock is not None) and not workers_running(games_)
     if no_worker:
         warn("no worker is running: " + ("the bots will not move" if bots else "deadlines will pass unnoticed") + " until `pbm worker` runs")
     if as_json:
         clock_json = None if clock is None else {"deadline_s": clock.deadline_s, "reminders_s": list(clock.reminders_s), "vacation_days": clock.vacation_days, "autopilot_after": clock.autopilot_after}
-        return emit_json({"game_id": game_id, "game": game, "players": players, "bots": {str(s): k for s, k in bots.items()}, "clock": clock_json, "workers_running": not no_worker})
+        return emit_json({"game_id": game_id, "game": game, "players": players, "bots": {str(s): k for s, k in bots.items()}, "clock": clock_json, "forced_moves": forced_moves, "workers_running": not no_worker})
     click.echo(game_id)
 
 

@@ -59,6 +59,8 @@ class NewGame(Strict):
     reminders: Annotated[str, Field(max_length=100)] | Annotated[list[Annotated[str, Field(max_length=20)]], Field(max_length=5)] = ""
     vacation_days: Annotated[int, Field(ge=0, le=365)] = 0
     autopilot_after: Annotated[int, Field(ge=0, le=100)] = 3
+    # A person's only legal move: played for them ("auto") or left to them ("ask"); docs/orders.md.
+    forced_moves: Annotated[str, Field(pattern=r"^(auto|ask)$")] = "auto"
 
 
 class ClockChange(Strict):
@@ -81,7 +83,7 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
         clock = clocks.settings(body.deadline, body.reminders, body.vacation_days, body.autopilot_after)
     elif body.reminders or body.vacation_days:
         raise ApiError(422, "reminders and vacation_days need a deadline")
-    game_id = server.games.create(body.game, body.players, seed=body.seed, options=body.options, bots=bots, clock=clock)
+    game_id = server.games.create(body.game, body.players, seed=body.seed, options=body.options, bots=bots, clock=clock, forced_moves=body.forced_moves)
     if body.spectators:
         server.seats.open_to_spectators(game_id)
     answered = []

@@ -79,7 +79,12 @@ def test_me_is_the_seats_view_and_its_report(client: TestClient, app):
         table = games.table(created["game_id"])
         assert me["game_id"] == created["game_id"] and me["seat"] == seat["seat"]
         assert me["view"] == json.loads(json.dumps(table.view(seat["seat"])))
-        assert me["report"] == [line for _s, line in table.narrate(seat["seat"])]
+        # The opening lead (1Sp) is its holder's only legal move: played for them, and their
+        # report (theirs alone) says so.
+        forced = {env.seq for env in games.store.read(created["game_id"]) if env.origin == "forced" and env.actor == seat["seat"]}
+        note = " (played for you: it was your only legal move)"
+        assert me["report"] == [line + (note if s in forced else "") for s, line in table.narrate(seat["seat"])]
+    assert any(env.origin == "forced" for env in games.store.read(created["game_id"]))
     log = client.get("/api/me/log", headers=bearer(created["seats"][1]["token"])).json()
     assert [entry["seq"] for entry in log["log"]] == list(range(table.seq))
 
@@ -412,3 +417,12 @@ def test_a_seats_export_is_the_operators_file_once_the_game_is_over_and_verifies
     assert checked.returncode == 0, checked.stderr
     assert "verified" in checked.stdout.lower()
     assert not (tmp_path / "elsewhere").exists()
+
+
+def test_a_new_game_takes_its_forced_moves_setting(client: TestClient, app):
+    store = app.state.pbm.games.store
+    asked = new_game(client, forced_moves="ask")
+    assert store.forced_moves(asked["game_id"]) == "ask"
+    assert store.forced_moves(new_game(client)["game_id"]) == "auto"
+    body = {"game": "holly-oak", "players": 3, "seats": [{"name": "A"}, {"name": "B"}, {"name": "C"}], "forced_moves": "never"}
+    assert client.post("/api/games", json=body, headers=bearer(ADMIN)).status_code == 422

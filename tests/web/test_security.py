@@ -14,6 +14,7 @@ import pytest
 from rq.job import Job
 
 import core
+from pbm import turn_report
 from core.rng import Rng
 from core.table import Table
 from events.commands import Games
@@ -50,7 +51,9 @@ def test_a_seats_answers_hold_nothing_hidden_from_it(client: TestClient, app, sl
         for seat in range(players):
             me = client.get("/api/me", headers=tokens[seat]).json()
             changed |= check_hidden(table, seat, me["view"], pick)
-            assert me["report"] == [line for _s, line in table.narrate(seat, start=me_start(games, created["game_id"], seat))]
+            # A move played for the seat (its only legal one) is marked in its own report alone.
+            played_for = {env.seq: env.origin for env in games.store.read(created["game_id"]) if env.actor == seat and env.origin}
+            assert me["report"] == [turn_report.marked(line, played_for.get(s)) for s, line in table.narrate(seat, start=me_start(games, created["game_id"], seat))]
         seat = table.to_act[pick.below(len(table.to_act))]
         legal = table.legal_moves(seat)
         answer = client.post("/api/me/moves", json={"move": legal[pick.below(len(legal))], "expected_seq": table.seq}, headers=tokens[seat])

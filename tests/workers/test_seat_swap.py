@@ -92,7 +92,7 @@ def test_handing_seats_over_refuses_a_bad_seat_or_a_finished_game(games: Games, 
 
 
 def test_a_command_id_reused_for_another_handover_or_a_move_is_refused(games: Games, store: Store):
-    game_id = games.create("holly-oak", 3, seed=5)
+    game_id = games.create("holly-oak", 3, seed=5, forced_moves="ask")  # seat 1 leads 1Sp by hand
     handed = games.seat_bots(game_id, {1: "random"}, command_id="swap-1")
     again = games.seat_bots(game_id, {1: "random"}, command_id="swap-1")  # the same handover: its answer
     assert again.duplicate and (again.seq, again.events) == (handed.seq, handed.events)

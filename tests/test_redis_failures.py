@@ -47,7 +47,7 @@ def refused(result, *words: str) -> str:
 def exported(tmp_path: Path) -> Path:
     """A replay file of a short game, made on a server of its own."""
     with redis_server() as (url, _admin):
-        game_id = run(url, "new", "holly-oak", "--players", "3", "--seed", "5", home=tmp_path).stdout.strip()
+        game_id = run(url, "new", "holly-oak", "--players", "3", "--seed", "5", "--forced-moves", "ask", home=tmp_path).stdout.strip()
         path = tmp_path / "game.pbmlog"
         assert run(url, "replay", "export", game_id, "-o", str(path), home=tmp_path).exit_code == 0
     return path
@@ -65,7 +65,7 @@ def writes(url: str, game_id: str, exported: Path) -> dict[str, list[str]]:
 
 def test_out_of_memory_is_named_and_nothing_is_written(tmp_path: Path, exported: Path) -> None:
     with redis_server("--maxmemory-policy", "noeviction") as (url, admin):
-        game_id = run(url, "new", "holly-oak", "--players", "3", "--seed", "5", home=tmp_path).stdout.strip()
+        game_id = run(url, "new", "holly-oak", "--players", "3", "--seed", "5", "--forced-moves", "ask", home=tmp_path).stdout.strip()
         admin.set("ballast", "x" * 2_000_000)
         admin.config_set("maxmemory", "1mb")
         before = pbm_keys(admin)
@@ -77,7 +77,7 @@ def test_out_of_memory_is_named_and_nothing_is_written(tmp_path: Path, exported:
 
 def test_a_read_only_replica_is_named_and_reads_still_work(tmp_path: Path, exported: Path) -> None:
     with redis_server() as (url, admin):
-        game_id = run(url, "new", "holly-oak", "--players", "3", "--seed", "5", home=tmp_path).stdout.strip()
+        game_id = run(url, "new", "holly-oak", "--players", "3", "--seed", "5", "--forced-moves", "ask", home=tmp_path).stdout.strip()
         admin.replicaof("127.0.0.1", free_port())  # a primary that is not there: it keeps its data, read-only
         before = pbm_keys(admin)
         for command in writes(url, game_id, exported).values():
@@ -145,7 +145,7 @@ def test_a_move_whose_reply_is_lost_is_played_once(tmp_path: Path) -> None:
     recognises itself instead of failing as a conflict (or playing twice)."""
     with redis_server() as (url, admin):
         relay = HangUpRelay(admin.connection_pool.connection_kwargs["port"])
-        game_id = run(url, "new", "holly-oak", "--players", "3", "--seed", "5", home=tmp_path).stdout.strip()
+        game_id = run(url, "new", "holly-oak", "--players", "3", "--seed", "5", "--forced-moves", "ask", home=tmp_path).stdout.strip()
         before = log_length(admin, game_id)
         relay.arm(b"EVALSHA")
         played = run(relay.url(), "play", game_id, "--as", "1", "play 1Sp", home=tmp_path)
@@ -168,7 +168,7 @@ def test_a_create_whose_reply_is_lost_makes_one_game(tmp_path: Path) -> None:
 def test_a_connection_lost_for_good_mid_command_is_one_line_and_all_or_nothing(tmp_path: Path) -> None:
     with redis_server() as (url, admin):
         relay = HangUpRelay(admin.connection_pool.connection_kwargs["port"])
-        game_id = run(url, "new", "holly-oak", "--players", "3", "--seed", "5", home=tmp_path).stdout.strip()
+        game_id = run(url, "new", "holly-oak", "--players", "3", "--seed", "5", "--forced-moves", "ask", home=tmp_path).stdout.strip()
         before = log_length(admin, game_id)
         relay.arm(b"EVALSHA", stay_down=True)
         refused(run(relay.url(), "play", game_id, "--as", "1", "play 1Sp", home=tmp_path), "cannot reach", "Connection refused")

@@ -282,7 +282,7 @@ def play_to_the_end(slug: str, pages: list, links: list[str]) -> None:
 
 
 def test_with_javascript_off_a_move_is_a_form_post_and_a_stale_page_says_so(browser, site):
-    created = new_game(site, "holly-oak", [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}])
+    created = new_game(site, "holly-oak", [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], forced_moves="ask")  # 1Sp by hand
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
     mine = next(seat for seat in created["seats"] if httpx.get(
@@ -353,7 +353,7 @@ def test_a_page_that_missed_a_move_is_told_someone_moved_first_and_redrawn(brows
     """With its live updates lost (the events stream cut off), the page still offers a move made
     stale by another seat's: posting it answers 409, nothing is played, and the page redraws in
     place saying so."""
-    created = new_game(site, "holly-oak", [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}])
+    created = new_game(site, "holly-oak", [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], forced_moves="ask")  # 1Sp by hand
     context = browser.new_context()
     page = context.new_page()
     page.route("**/events", lambda route: route.abort())

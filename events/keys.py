@@ -63,9 +63,30 @@ def access(game_id: str) -> str:
     return f"{PREFIX}:{{{game_id}}}:access"
 
 
-def seat_rate(game_id: str, seat: int, token_digest: str, window: int) -> str:
-    """String with a TTL: how many moves one seat token sent in one time window (events/seats.py)."""
-    return f"{PREFIX}:{{{game_id}}}:rate:{seat}:{token_digest[:16]}:{window}"
+def seat_rate(game_id: str, seat: int, token_digest: str, window: int, kind: str = "") -> str:
+    """String with a TTL: how many moves (or, with a `kind`, other requests) one seat token sent in
+    one time window (events/seats.py, events/limits.py)."""
+    named = f"{kind}:" if kind else ""  # moves keep the key they always had
+    return f"{PREFIX}:{{{game_id}}}:rate:{named}{seat}:{token_digest[:16]}:{window}"
+
+
+def address_rate(address: str, kind: str, window: int) -> str:
+    """String with a TTL: how many requests of one kind a client address sent in one time window
+    (pbm/web/limits.py). The address is its own hash tag: on a Cluster its counters share a slot."""
+    return f"{PREFIX}:{{addr:{address}}}:rate:{kind}:{window}"
+
+
+def seat_streams(game_id: str, seat: int) -> str:
+    """Sorted set with a TTL: the seat's open event streams (slot id -> lease end in ms), capped
+    (events/limits.py, Slots)."""
+    return f"{PREFIX}:{{{game_id}}}:streams:{seat}"
+
+
+def page_note(game_id: str, note_id: str) -> str:
+    """String with a TTL: what a seat's form post left for the page it redirects to (a move played
+    or refused, and why), read once (pbm/web/notes.py): kept out of the URL, which a browser's
+    history and an access log keep."""
+    return f"{PREFIX}:{{{game_id}}}:note:{note_id}"
 
 
 def unverified(game_id: str) -> str:
@@ -102,7 +123,8 @@ def clock(game_id: str) -> str:
 def of_game(game_id: str, players: int) -> list[str]:
     """Every key a game owns, for `pbm delete`: a key added for a game belongs here too (a test
     plays, summarizes and seats a game, deletes it and finds none of its keys left). Not listed:
-    the seat rate windows, which expire by themselves, and a forced import's replaced logs."""
+    the seat rate windows, stream slots and page notes, which expire by themselves, and a forced
+    import's replaced logs."""
     fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot, clock, sent]
     return [key(game_id) for key in fixed] + [contact(game_id, seat) for seat in range(players)]
 

@@ -27,7 +27,6 @@ import hmac
 import os
 import re
 import secrets
-import time
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 from typing import Any
@@ -38,6 +37,7 @@ import redis
 import core
 from events import keys, server
 from events.calls import Calls
+from events.limits import COUNT_LUA, OVER_ALLOWANCE, OverAllowance, counter_ttl, window
 
 SECRET_LENGTH = 52  # an HMAC-SHA256 (32 bytes) in base32, unpadded
 _GAME_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,99}")
@@ -114,24 +114,12 @@ def parse(token: str) -> tuple[str, int] | None:
 CHECK_LUA = """
 local at = #ARGV - 3
 if redis.call('HGET', KEYS[#KEYS - 1], ARGV[at]) ~= ARGV[at + 1] then return {4} end
-local count = redis.call('INCR', KEYS[#KEYS])
-redis.call('EXPIRE', KEYS[#KEYS], ARGV[at + 2])
-if count > tonumber(ARGV[at + 3]) then return {5, count} end
-"""
-NOT_A_SEAT, OVER_ALLOWANCE = 4, 5  # the codes of its refusals
+""" + COUNT_LUA  # the count of every allowance (events/limits.py): its key last, its TTL and allowance last
+NOT_A_SEAT = 4  # the code of its refusal of the token; OVER_ALLOWANCE (events/limits.py) past the allowance
 
 
 class NotASeat(Exception):
     """A token that is malformed, unknown, replaced or of another game: all alike to its sender."""
-
-
-class OverAllowance(Exception):
-    """A valid token past its seat's allowance of requests in a window."""
-
-    def __init__(self, allowance: int, window_s: int) -> None:
-        super().__init__(f"at most {allowance} every {window_s} s")
-        self.allowance = allowance
-        self.window_s = window_s
 
 
 @attrs.define
@@ -157,7 +145,7 @@ class TokenCheck:
     @property
     def args(self) -> tuple[str, str, int, int]:
         """CHECK_LUA's arguments: seat, digest, the counter's TTL (two windows), the allowance."""
-        return str(self.seat), self.digest, self.window_s * 2, self.allowance
+        return str(self.seat), self.digest, counter_ttl(self.window_s), self.allowance
 
     def run(self) -> None:
         """Run the check alone, unless it already ran: NotASeat or OverAllowance if it refuses."""
@@ -210,18 +198,18 @@ class Seats:
         stored = self.redis.hget(keys.seat_tokens(named[0]), str(named[1]))
         return named if self._matches(token, stored) else None
 
-    def check(self, token: str | None, window_s: int, allowance: int) -> TokenCheck | None:
+    def check(self, token: str | None, window_s: int, allowance: int, kind: str = "") -> TokenCheck | None:
         """The check of a request carrying `token` that counts against its seat's allowance of
         `allowance` requests every `window_s` seconds; None for a malformed token (nothing to ask
         Redis). The counter is keyed by the token's hash, so a seat's re-issued token starts
-        afresh, and the check refuses a token that does not match before counting anything."""
+        afresh, and the check refuses a token that does not match before counting anything.
+        `kind` names the allowance ("" for moves; the web front end counts "reads" apart)."""
         named = parse(token) if token else None
         if named is None:
             return None
         game_id, seat = named
         given = digest(token.strip().lower())
-        window = int(time.time()) // window_s  # one counter per fixed window: every EXPIRE may repeat
-        counter = keys.seat_rate(game_id, seat, given, window)
+        counter = keys.seat_rate(game_id, seat, given, window(window_s), kind)
         return TokenCheck(game_id, seat, given, counter, window_s, allowance, partial(self._calls.script, self._check))
 
     def revoke(self, game_id: str, seat: int) -> None:

@@ -18,7 +18,7 @@ from events import server as redis_server
 from events.commands import Games
 from events.seats import Seats
 from events.store import Store
-from pbm.web import api, errors, operator, pages
+from pbm.web import api, errors, operator, pages, settings
 from pbm.web.context import Server
 
 MAX_BODY_BYTES = 16 * 1024  # a move or a new game's seats: far below this
@@ -35,7 +35,8 @@ def create_app(
 ) -> FastAPI:
     """The app over `client` (default: REDIS_URL or the embedded Redis). `games` defaults to a
     dispatching command path on that client; settings default to PBM_ADMIN_TOKEN, PBM_PUBLIC_URL
-    and PBM_MOVES_PER_10S."""
+    and PBM_MOVES_PER_10S. A setting that would leave a public server open raises SettingError
+    (pbm/web/settings.py), in one line."""
     client = client or redis_server.connect()
     if games is None:
         from workers.dispatch import Dispatcher  # rq is the workers' dependency, loaded only here
@@ -44,8 +45,10 @@ def create_app(
     context = Server(
         games=games,
         seats=Seats(client),
-        admin_token=admin_token if admin_token is not None else os.environ.get("PBM_ADMIN_TOKEN"),
-        public_url=public_url or os.environ.get("PBM_PUBLIC_URL"),
+        # Refused here, before anything listens: a guessable operator's token, a base for links
+        # that is not one.
+        admin_token=settings.admin_token(admin_token if admin_token is not None else os.environ.get("PBM_ADMIN_TOKEN")),
+        public_url=settings.public_url(public_url or os.environ.get("PBM_PUBLIC_URL")),
         moves_per_window=moves_per_window or int(os.environ.get("PBM_MOVES_PER_10S", "30")),
         move_window_s=move_window_s,
     )

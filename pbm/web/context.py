@@ -15,7 +15,9 @@ from fastapi import Request
 
 from events.commands import Games
 from events.seats import Seats
-from pbm import seating
+from pbm.web.errors import ApiError
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})  # as the Host header names them
 
 
 class Pace:
@@ -77,17 +79,21 @@ class Server:
     games: Games
     seats: Seats
     admin_token: str | None = None
-    public_url: str | None = None  # the links' base (PBM_PUBLIC_URL); else the request's own
+    public_url: str | None = None  # the links' base (PBM_PUBLIC_URL); else a loopback request's own
     moves_per_window: int = 30
     move_window_s: int = 10
     move_pace: Pace = attrs.Factory(Pace)  # where POST /api/me/moves runs (pbm/web/api.py)
 
     def base_url(self, request: Request) -> str:
-        return (self.public_url or str(request.base_url)).rstrip("/")
-
-    def link(self, request: Request, token: str) -> str:
-        """A seat's link: its page (pbm/web/pages.py)."""
-        return seating.link(self.base_url(request), token)
+        """The base of the links this server hands out: PBM_PUBLIC_URL; without it, the request's
+        own address only when the request names a loopback host. A link made from any other Host
+        header would be whatever the sender wrote there (`Host: evil.example` made
+        http://evil.example/play/<token>), and a seat's link goes to a person who trusts it."""
+        if self.public_url:
+            return self.public_url
+        if request.url.hostname not in LOOPBACK_HOSTS:
+            raise ApiError(421, f"no links for the host {str(request.url.hostname)[:60]!r}: set PBM_PUBLIC_URL to the server's public address")
+        return str(request.base_url).rstrip("/")
 
 
 def current(request: Request) -> Server:

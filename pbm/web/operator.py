@@ -77,6 +77,7 @@ class Seating(Strict):
 def create_game(body: NewGame, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
     if len(body.seats) != body.players:
         raise ApiError(422, f"seats: {len(body.seats)} given for {body.players} players")
+    base = server.base_url(request)  # refused before anything is written: no game without its links
     bots = check_seats({seat: spec.bot for seat, spec in enumerate(body.seats) if spec.bot is not None})
     clock = None
     if body.deadline is not None:
@@ -94,7 +95,7 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
             answered.append({"seat": seat, "name": spec.name, "bot": bots[seat]})
             continue
         token = server.seats.issue(game_id, seat)
-        entry = {"seat": seat, "name": spec.name, "token": token, "url": server.link(request, token)}
+        entry = {"seat": seat, "name": spec.name, "token": token, "url": seating.link(base, token)}
         if webhook_secret:
             entry["webhook_secret"] = webhook_secret  # answered once, like the token
         answered.append(entry)
@@ -220,16 +221,18 @@ def verify_game(
 
 @router.post("/{game_id}/seats/{seat}/token", summary="A fresh link for a seat; the old one stops working")
 def reissue(game_id: GameId, seat: SeatNumber, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
+    base = server.base_url(request)  # before the old link stops working
     token = seating.reinvite(server.games, server.seats, game_id, seat)
-    return {"game_id": game_id, "seat": seat, "token": token, "url": server.link(request, token)}
+    return {"game_id": game_id, "seat": seat, "token": token, "url": seating.link(base, token)}
 
 
 @router.put("/{game_id}/seats/{seat}", summary="Hand a seat to a bot, or back to a person")
 def seat_player(game_id: GameId, seat: SeatNumber, body: Seating, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
+    base = server.base_url(request) if body.bot is None else None  # a person's new link: before the seat changes hands
     token = seating.hand_over(server.games, server.seats, game_id, seat, body.bot)
     answer: dict[str, Any] = {"game_id": game_id, "seat": seat, "bot": bot_seats(server.games.table(game_id).events).get(seat)}
     if token is not None:
-        answer |= {"token": token, "url": server.link(request, token)}
+        answer |= {"token": token, "url": seating.link(base, token)}
     return answer
 
 

@@ -10,7 +10,6 @@ import sys
 import time
 
 import pytest
-from fastapi.testclient import TestClient
 
 from events import clock as clocks, keys
 from workers.dispatch import CLOCK_CHANGES
@@ -19,7 +18,7 @@ CHANGES = {cls.kind for cls in CLOCK_CHANGES}
 from events.commands import Games
 from events.store import Store
 from pbm.web import create_app
-from tests.web.conftest import ADMIN, bearer
+from tests.web.conftest import ADMIN, TestClient, bearer
 from tests.workers.test_deadlines import drop_jobs
 
 pytestmark = pytest.mark.usefixtures("clean_notify_queue")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from fastapi.testclient import TestClient
 
 from events import keys
 from events.commands import Games
@@ -15,7 +14,7 @@ from events.seats import Seats
 from pbm.mail import notify
 from pbm.web import create_app
 from tests.mail.conftest import MAIL_FROM, run_pbm
-from tests.web.conftest import ADMIN, bearer
+from tests.web.conftest import ADMIN, TestClient, bearer
 
 pytestmark = pytest.mark.usefixtures("clean_notify_queue")
 ANN = "ann@players.test"

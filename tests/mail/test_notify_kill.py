@@ -16,7 +16,6 @@ import sys
 import time
 
 import pytest
-from fastapi.testclient import TestClient
 from rq.job import Job
 
 from events import keys
@@ -26,7 +25,7 @@ from pbm.web import create_app
 from tests.mail.conftest import MAIL_FROM, Sink
 from tests.mail.test_notify import ANN, people_and_bots
 from tests.real_redis import free_port, redis_server
-from tests.web.conftest import ADMIN, bearer
+from tests.web.conftest import ADMIN, TestClient, bearer
 from workers.dispatch import Dispatcher, notify_job_id
 
 

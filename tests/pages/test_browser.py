@@ -24,7 +24,7 @@ import pytest
 from tests.pages.conftest import ARTIFACTS
 
 CHROMIUM = "/usr/bin/chromium"
-ADMIN = "browser-test-admin"
+ADMIN = "browser-test-admin-token-32-characters"
 GAME_SECONDS = 300  # a whole game, bots included; they take a few minutes at most on this machine
 TURN_MS = 20_000
 TOKENS: list[str] = []  # every seat token the tests were given: none may appear in a log line

@@ -7,11 +7,19 @@ import pytest
 from events.commands import Games
 from events.store import Store
 
-from fastapi.testclient import TestClient
+from fastapi import testclient
 
 from pbm.web import create_app
 
-ADMIN = "test-admin-token"
+ADMIN = "test-admin-token-of-32-characters"  # the shortest the server accepts is 32
+
+
+class TestClient(testclient.TestClient):
+    """The app's test client, as a browser or a script on the server's own machine reaches it: at
+    http://127.0.0.1, a loopback Host, for which a server without PBM_PUBLIC_URL makes links."""
+
+    def __init__(self, app, base_url: str = "http://127.0.0.1", **given) -> None:
+        super().__init__(app, base_url=base_url, **given)
 
 
 @pytest.fixture

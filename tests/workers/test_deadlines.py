@@ -12,7 +12,6 @@ import sys
 import time
 
 import pytest
-from fastapi.testclient import TestClient
 from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job
@@ -27,7 +26,7 @@ from pbm.web import create_app
 from replays.audit import audit
 from replays.log import from_store
 from replays.verify import verify
-from tests.web.conftest import ADMIN, bearer
+from tests.web.conftest import ADMIN, TestClient, bearer
 from workers import deadlines
 from workers.dispatch import AI_QUEUE, NOTIFY_FUNCTION, NOTIFY_QUEUE, Dispatcher, deadline_job_id, job_key, watch_job_id
 from workers.recovery import recover

@@ -18,7 +18,7 @@ from events import server as redis_server
 from events.commands import Games
 from events.seats import Seats
 from events.store import Store
-from pbm.web import api, errors, operator, pages, settings
+from pbm.web import api, docs, errors, operator, pages, settings
 from pbm.web.context import Server
 
 MAX_BODY_BYTES = 16 * 1024  # a move or a new game's seats: far below this
@@ -52,13 +52,16 @@ def create_app(
         moves_per_window=moves_per_window or int(os.environ.get("PBM_MOVES_PER_10S", "30")),
         move_window_s=move_window_s,
     )
-    app = FastAPI(title="pbm", summary="Board and card games played a move a day", version="1")
+    # The spec and its page are pbm/web/docs.py's, served with a Content-Security-Policy and no
+    # CDN; FastAPI's own (Swagger UI and ReDoc from a CDN) are off.
+    app = FastAPI(title="pbm", summary="Board and card games played a move a day", version="1", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.pbm = context
     errors.install(app)
     app.include_router(api.router)
     app.include_router(operator.router)
     app.include_router(operator.spectators)
     app.include_router(pages.router)
+    app.include_router(docs.router)
     app.add_middleware(Shortcut, route=api.move_route(), handlers=app.exception_handlers)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     return app

@@ -6,6 +6,7 @@ posts that put no secret into a URL, and /docs without a CDN."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -75,3 +76,24 @@ def test_without_public_url_no_link_is_made_from_a_host_it_does_not_know(client:
     again = client.post(f"/api/games/{created['game_id']}/seats/1/token", headers=evil)
     assert again.status_code == 421
     assert client.get("/api/me", headers=bearer(token)).status_code == 200  # the old link still works
+
+
+# ---- /docs without a CDN ------------------------------------------------------------------------
+
+
+def test_docs_are_drawn_here_with_no_script_and_both_send_a_csp(client: TestClient):
+    spec = client.get("/openapi.json")
+    assert spec.status_code == 200 and spec.json()["info"]["title"] == "pbm"
+    assert "default-src 'none'" in spec.headers["content-security-policy"]
+    page = client.get("/docs")
+    assert page.status_code == 200
+    csp = page.headers["content-security-policy"]
+    assert "default-src 'none'" in csp and "script-src" not in csp and "unsafe-inline" not in csp
+    assert "<script" not in page.text and "http://" not in page.text and "https://" not in page.text  # nothing from elsewhere
+    for path, item in spec.json()["paths"].items():
+        for method in item:
+            assert f"<code>{method.upper()} {path}</code>" in page.text
+    assert 'id="schema-NewGame"' in page.text and "string (1 to 200 characters)" in page.text
+    assert client.get("/redoc").status_code == 404  # FastAPI's CDN pages are off
+    stylesheet = re.search(r'href="(/static/pbm/[0-9a-f]+/page.css)"', page.text).group(1)
+    assert client.get(stylesheet).status_code == 200

@@ -1,5 +1,5 @@
-"""The ASGI app: create_app() wires the routers, the error answers and the request size limit over
-one Server context. It holds no game state of its own beyond the command path's table cache.
+"""The ASGI app: create_app() wires the routers, the error answers, the limits at the door and the
+request size limit over one Server context. It holds no game state of its own beyond the command path's table cache.
 
 Front ends add their routes here with one include_router line (the seat's pages: pbm/web/pages.py).
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+import attrs
 import redis
 from fastapi import FastAPI, Request
 from fastapi.routing import APIRoute
@@ -20,6 +21,7 @@ from events.seats import Seats
 from events.store import Store
 from pbm.web import api, docs, errors, operator, pages, settings
 from pbm.web.context import Server
+from pbm.web.limits import Allowance, Doors, Limits, answer
 
 MAX_BODY_BYTES = 16 * 1024  # a move or a new game's seats: far below this
 
@@ -31,11 +33,12 @@ def create_app(
     admin_token: str | None = None,
     public_url: str | None = None,
     moves_per_window: int | None = None,
-    move_window_s: int = 10,
+    move_window_s: int | None = None,
+    limits: Limits | None = None,
 ) -> FastAPI:
     """The app over `client` (default: REDIS_URL or the embedded Redis). `games` defaults to a
     dispatching command path on that client; settings default to PBM_ADMIN_TOKEN, PBM_PUBLIC_URL
-    and PBM_MOVES_PER_10S. A setting that would leave a public server open raises SettingError
+    and the limits' variables (PBM_MOVES_PER_10S and others: settings.LIMIT_SETTINGS). A setting that would leave a public server open raises SettingError
     (pbm/web/settings.py), in one line."""
     client = client or redis_server.connect()
     if games is None:
@@ -49,8 +52,7 @@ def create_app(
         # that is not one.
         admin_token=settings.admin_token(admin_token if admin_token is not None else os.environ.get("PBM_ADMIN_TOKEN")),
         public_url=settings.public_url(public_url or os.environ.get("PBM_PUBLIC_URL")),
-        moves_per_window=moves_per_window or int(os.environ.get("PBM_MOVES_PER_10S", "30")),
-        move_window_s=move_window_s,
+        limits=with_moves(settings.limits(limits), moves_per_window, move_window_s),
     )
     # The spec and its page are pbm/web/docs.py's, served with a Content-Security-Policy and no
     # CDN; FastAPI's own (Swagger UI and ReDoc from a CDN) are off.
@@ -64,7 +66,24 @@ def create_app(
     app.include_router(docs.router)
     app.add_middleware(Shortcut, route=api.move_route(), handlers=app.exception_handlers)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
+    # Outermost: a request refused at the door costs no parsing, routing or body.
+    app.add_middleware(Doors, exempt=uncounted)
     return app
+
+
+def with_moves(limits: Limits, per_window: int | None, window_s: int | None) -> Limits:
+    """`limits` with a seat's move allowance as given (else as PBM_MOVES_PER_10S or its default)."""
+    if per_window is None and window_s is None:
+        return limits
+    moves = limits.moves
+    return attrs.evolve(limits, moves=Allowance(per_window or moves.requests, window_s or moves.window_s))
+
+
+def uncounted(scope: Scope) -> bool:
+    """Requests a client address's allowance does not count: a move through the API (the hot path,
+    counted per seat in its own round trip) and the static files (in memory, cached for a year)."""
+    path = scope["path"]
+    return (path == "/api/me/moves" and scope["method"] == "POST") or path.startswith("/static/")
 
 
 class Shortcut:
@@ -137,8 +156,7 @@ class BodyLimit:
                 await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
-        response = errors.error(413, f"request body over {self.limit} bytes")
-        await response({"type": "http"}, _no_body, send)
+        await answer(send, 413, f"request body over {self.limit} bytes")
 
 
 class BodyTooLarge(HTTPException):
@@ -147,6 +165,3 @@ class BodyTooLarge(HTTPException):
     def __init__(self, limit: int) -> None:
         super().__init__(413, f"request body over {limit} bytes")
 
-
-async def _no_body() -> Message:
-    return {"type": "http.disconnect"}

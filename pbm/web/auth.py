@@ -2,7 +2,8 @@
 here are shared by the API and the pages. They never log or echo a token.
 
 A token that is malformed, unknown, replaced or of another game gets the same 401 and the same
-message, so a guess learns nothing.
+message, so a guess learns nothing; each 401 counts against its client address's wrong tokens
+(pbm/web/limits.py, Doors), and the operator's endpoints answer a wrong token only so often.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from events.seats import NotASeat, OverAllowance, TokenCheck
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError
+from pbm.web.limits import too_many
 
 bearer = HTTPBearer(auto_error=False, description="A seat's secret token, or PBM_ADMIN_TOKEN for /api/games")
 NOT_A_SEAT = "not a valid seat token (it may have been re-issued: ask the game's operator for your link)"
@@ -35,11 +37,18 @@ def unauthorized(message: str) -> ApiError:
 
 
 def seat_for(server: Server, token: str | None) -> SeatAccess:
-    """The seat of a token (from a header, a path or a mail address), or a 401 ApiError."""
-    found = server.seats.resolve(token) if token else None
-    if found is None:
+    """The seat of a token (from a header, a link or the seat's cookie), counted against the seat's
+    allowance of reads in the same round trip to Redis: a 401 ApiError for a token that is not a
+    seat's, 429 past the allowance."""
+    reads = server.limits.reads
+    check = server.seats.check(token, reads.window_s, reads.requests, kind="reads") if token else None
+    if check is None:
         raise unauthorized(NOT_A_SEAT)
-    return SeatAccess(found[0], found[1], server)
+    try:
+        check.run()
+    except (NotASeat, OverAllowance) as refused:
+        raise refusal(refused, "requests") from None
+    return SeatAccess(check.game_id, check.seat, server)
 
 
 def token_of(credentials: HTTPAuthorizationCredentials | None) -> str | None:
@@ -54,7 +63,8 @@ def me(request: Request, credentials: HTTPAuthorizationCredentials | None = Depe
 def move_check(server: Server, token: str | None) -> TokenCheck:
     """The check of a move request's token and its count against the seat's allowance, not yet
     run (it rides on the move's append, events.seats.TokenCheck); 401 for a malformed token."""
-    check = server.seats.check(token, server.move_window_s, server.moves_per_window)
+    moves = server.limits.moves
+    check = server.seats.check(token, moves.window_s, moves.requests)
     if check is None:
         raise unauthorized(NOT_A_SEAT)
     return check
@@ -69,14 +79,10 @@ def checked(check: TokenCheck) -> None:
         raise refusal(refused) from None
 
 
-def refusal(refused: NotASeat | OverAllowance) -> ApiError:
+def refusal(refused: NotASeat | OverAllowance, what: str = "moves") -> ApiError:
     if isinstance(refused, NotASeat):
         return unauthorized(NOT_A_SEAT)
-    return ApiError(
-        429,
-        f"too many moves: at most {refused.allowance} every {refused.window_s} s per seat",
-        {"Retry-After": str(refused.window_s)},
-    )
+    return too_many(refused, what, "seat")
 
 
 def mover_for(server: Server, token: str | None) -> SeatAccess:

@@ -1,5 +1,5 @@
 """What every request of one app shares: the command path (with its folded-table cache), the seat
-store, the server's settings and how long moves have been taking. Stateless apart from that cache,
+store, the server's settings and limits, and how long moves have been taking. Stateless apart from that cache,
 so replicas can run side by side.
 """
 
@@ -14,8 +14,10 @@ import attrs
 from fastapi import Request
 
 from events.commands import Games
+from events.limits import Counter, Slots
 from events.seats import Seats
 from pbm.web.errors import ApiError
+from pbm.web.limits import Limits
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})  # as the Host header names them
 
@@ -80,9 +82,14 @@ class Server:
     seats: Seats
     admin_token: str | None = None
     public_url: str | None = None  # the links' base (PBM_PUBLIC_URL); else a loopback request's own
-    moves_per_window: int = 30
-    move_window_s: int = 10
+    limits: Limits = Limits()  # what every door lets through (pbm/web/limits.py)
     move_pace: Pace = attrs.Factory(Pace)  # where POST /api/me/moves runs (pbm/web/api.py)
+    counter: Counter = attrs.field(init=False)  # counts allowances in Redis
+    streams: Slots = attrs.field(init=False)  # each seat's open event streams
+
+    def __attrs_post_init__(self) -> None:
+        self.counter = Counter(self.seats.redis)
+        self.streams = Slots(self.seats.redis, self.limits.stream_lease_s)
 
     def base_url(self, request: Request) -> str:
         """The base of the links this server hands out: PBM_PUBLIC_URL; without it, the request's

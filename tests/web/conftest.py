@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from events.commands import Games
@@ -10,15 +12,26 @@ from events.store import Store
 from fastapi import testclient
 
 from pbm.web import create_app
+from pbm.web.limits import Allowance, Limits
 
 ADMIN = "test-admin-token-of-32-characters"  # the shortest the server accepts is 32
 
 
+# For a test that reads its seats as fast as it can (each seat's view at every move): no limit
+# slows it. The limits themselves are tests/web/test_hardening.py's.
+LOOSE = Limits(reads=Allowance(10**6, 10), address=Allowance(10**6, 10))
+CLIENTS = itertools.count(1)
+
+
 class TestClient(testclient.TestClient):
     """The app's test client, as a browser or a script on the server's own machine reaches it: at
-    http://127.0.0.1, a loopback Host, for which a server without PBM_PUBLIC_URL makes links."""
+    http://127.0.0.1, a loopback Host, for which a server without PBM_PUBLIC_URL makes links. Each
+    client is a machine of its own, with an address of its own: the limits per client address
+    count in the test Redis, which every test shares."""
 
     def __init__(self, app, base_url: str = "http://127.0.0.1", **given) -> None:
+        number = next(CLIENTS)
+        self.address = given.setdefault("client", (f"10.{number >> 16 & 255}.{number >> 8 & 255}.{number & 255}", 50000))
         super().__init__(app, base_url=base_url, **given)
 
 

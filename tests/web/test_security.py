@@ -20,7 +20,7 @@ from core.table import Table
 from events.commands import Games
 from events.store import Store
 from pbm.web import create_app
-from tests.web.conftest import ADMIN, TestClient, bearer, new_game
+from tests.web.conftest import ADMIN, LOOSE, TestClient, bearer, new_game
 from workers.dispatch import Dispatcher
 
 MOVES = 60  # a stretch of each game: enough turns for hands to change, short enough for CI
@@ -36,7 +36,9 @@ def check_hidden(table: Table, seat: int, answered: dict, pick: Rng) -> bool:
 
 
 @pytest.mark.parametrize("slug", sorted(core.GAMES))
-def test_a_seats_answers_hold_nothing_hidden_from_it(client: TestClient, app, slug: str):
+def test_a_seats_answers_hold_nothing_hidden_from_it(store: Store, slug: str):
+    app = create_app(store.redis, games=Games(store), admin_token=ADMIN, limits=LOOSE)
+    client = TestClient(app)
     game = core.get_game(slug)
     players = max(game.min_players, 2)
     created = new_game(client, game=slug, seats=[{"name": f"p{s}"} for s in range(players)], seed=17)

@@ -82,11 +82,11 @@ def seat_streams(game_id: str, seat: int) -> str:
     return f"{PREFIX}:{{{game_id}}}:streams:{seat}"
 
 
-def page_note(game_id: str, note_id: str) -> str:
+def page_note(game_id: str, seat: int, note_id: str) -> str:
     """String with a TTL: what a seat's form post left for the page it redirects to (a move played
     or refused, and why), read once (pbm/web/notes.py): kept out of the URL, which a browser's
     history and an access log keep."""
-    return f"{PREFIX}:{{{game_id}}}:note:{note_id}"
+    return f"{PREFIX}:{{{game_id}}}:note:{seat}:{note_id}"
 
 
 def unverified(game_id: str) -> str:

@@ -1,13 +1,20 @@
-"""The seat's page: `GET /play/{token}` and what it needs (its move form's POST, its live updates,
-its stylesheet and script). It plays through the command path exactly as the JSON API does, and
-never writes a token into a log line, an error or another site's Referer.
+"""The seat's page: `GET /play/{token}`, the seat's link, which leaves the token in the seat's cookie
+and redirects (303) to `GET /play/g/{game}/{seat}`, the page itself, read by that cookie
+(pbm/web/seat_cookie.py); and what the page needs (its forms' POSTs, its live updates, its
+stylesheet and script), all under the page's path and by the same cookie. It plays through the
+command path exactly as the JSON API does, and never writes a token into a URL, a log line, an
+error or another site's Referer.
 
-Without JavaScript every move is a plain form POST to /play/{token}/move that redirects back to the
-page (POST-redirect-GET), carrying what happened in the query (played, refused with the reason, or
-stale). With JavaScript (static/page.js) the same forms are posted by fetch with
-`Accept: application/json`, answered 200/409/422 like the API, and the page redraws in place when
-/play/{token}/events, a stream of server-sent events, says the log has grown. The move text is
-composed from a form in one place (pictures.compose), for both paths.
+Without JavaScript every move is a plain form POST to <page>/move that redirects back to the page
+(POST-redirect-GET); what happened (played, refused with the reason, or stale) waits in a page
+note (pbm/web/notes.py) that the redirect's URL names, so neither the move (the seat's own hidden
+cards) nor its refusal goes into a URL. With JavaScript (static/page.js) the same forms are posted
+by fetch with `Accept: application/json`, answered 200/409/422 like the API, and the page redraws
+in place when <page>/events, a stream of server-sent events, says the log has grown. The move
+text is composed from a form in one place (pictures.compose), for both paths.
+
+A cookie is an ambient credential: every form carries a CSRF token (an HMAC of the seat's token)
+and must come from the page's own origin (Sec-Fetch-Site, Origin), beside the cookie's SameSite.
 """
 
 from __future__ import annotations
@@ -18,8 +25,9 @@ import hmac
 import secrets
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, urlsplit
 
+import redis
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 
@@ -28,8 +36,9 @@ from events import keys
 from events.store import Conflict
 from pbm import clock_control, turn_report
 from pbm.rules import notes as rules_notes
+from pbm.web import notes, seat_cookie
 from pbm.web.api import command_id, seat_view, taken_back
-from pbm.web.auth import NOT_A_SEAT, SeatAccess, mover_for, seat_for
+from pbm.web.auth import NOT_A_SEAT, SeatAccess, mover_for, seat_for, unauthorized
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError
 from pbm.web.pictures import compose
@@ -43,7 +52,7 @@ SECURITY_HEADERS = {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
         "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     ),
-    "Referrer-Policy": "no-referrer",  # the page's URL holds the seat's token
+    "Referrer-Policy": "no-referrer",  # a link's URL holds the seat's token; the page's, its game and seat
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",  # the page shows the seat's hand
 }
@@ -79,9 +88,13 @@ def csrf_token(server: Server, token: str) -> str:
     return hmac.new(secret, b"csrf:" + token.strip().lower().encode(), hashlib.sha256).hexdigest()
 
 
-def not_a_seat(status: int = 401, message: str = NOT_A_SEAT) -> Response:
+NO_COOKIE = "this page opens from your seat's link: open the link in your invitation or your latest turn mail again"
+SEAT_PAGE = "/play/g/{game_id}/{seat}"  # seat_cookie.seat_path
+
+
+def not_a_seat(status: int = 401, message: str = NOT_A_SEAT, headers: dict[str, str] | None = None) -> Response:
     html = environment.get_template("refused.html").render(message=message, static=STATIC_PATH)
-    return secured(HTMLResponse(html, status_code=status))
+    return secured(HTMLResponse(html, status_code=status, headers=headers))
 
 
 @router.get(STATIC_PATH + "/{name}")
@@ -104,30 +117,57 @@ async def rules(game: str) -> Response:
 
 
 @router.get("/play/{token}", response_class=HTMLResponse)
-async def page(
-    token: str,
-    request: Request,
-    played: str | None = None,
-    refused: str | None = None,
-    move: str | None = None,
-    at: str | None = None,
-    notice: str | None = None,
-) -> Response:
+async def link(token: str, request: Request) -> Response:
+    """A seat's link, as its mails and its invitation carry it: the token goes into the seat's
+    cookie, and the browser on to the seat's page, whose URL holds no token."""
     server = current(request)
     try:
         access = seat_for(server, token)
     except ApiError as failure:
-        return not_a_seat(failure.status, failure.message)
-    return secured(HTMLResponse(page_html(access, token, played=played, refused=refused, move=move, at=at, notice=notice)))
+        return not_a_seat(failure.status, failure.message, failure.headers)
+    response = RedirectResponse(seat_cookie.seat_path(access.game_id, access.seat), status_code=303)
+    seat_cookie.give(response, request, access.game_id, access.seat, token, server.public_url)
+    return secured(response)
 
 
-def page_html(access: SeatAccess, token: str, **said: str | None) -> str:
+@router.api_route("/play/{token}/{rest}", methods=["GET", "POST"], response_class=HTMLResponse)
+async def old_page_link(token: str, rest: str, request: Request) -> Response:
+    """What a page drawn before seats had cookies sends (its forms and its events stream carried
+    the token in their paths): taken as its link, so that page is drawn afresh at its new address.
+    A move it posted is not played; the page shows whose turn it is."""
+    return await link(token, request)
+
+
+def cookie_seat(request: Request, game_id: str, seat: int, counted=seat_for) -> tuple[SeatAccess, str]:
+    """The seat whose page this is, by its cookie, counted by `counted` (a read, or a move with
+    mover_for): 401 without a cookie or with one that is not this seat's."""
+    token = seat_cookie.token_of(request)
+    if token is None:
+        raise unauthorized(NO_COOKIE)
+    access = counted(current(request), token)
+    if (access.game_id, access.seat) != (game_id, seat):
+        raise unauthorized(NOT_A_SEAT)
+    return access, token
+
+
+@router.get(SEAT_PAGE, response_class=HTMLResponse)
+async def page(game_id: str, seat: int, request: Request, note: str | None = None) -> Response:
+    try:
+        access, token = cookie_seat(request, game_id, seat)
+    except ApiError as failure:
+        return not_a_seat(failure.status, failure.message, failure.headers)
+    said = notes.take(access.server.seats.redis, game_id, seat, note)
+    return secured(HTMLResponse(page_html(access, token, said)))
+
+
+def page_html(access: SeatAccess, token: str, said: Mapping[str, str]) -> str:
+    """The seat's page, with what a note `said` (played, refused, move, at, notice)."""
     server, game_id = access.server, access.game_id
     me = seat_view(access)
     table = server.games.table(game_id)
     names = [server.seats.contact(game_id, seat).get("name") for seat in range(table.players)]
-    notice = NOTICES.get(said["notice"] or "")
-    if said["played"] and not notice:
+    notice = NOTICES.get(said.get("notice") or "")
+    if said.get("played") and not notice:
         notice = f"You played {said['played'][:200]}."
     return render_page(
         me["view"],
@@ -136,15 +176,15 @@ def page_html(access: SeatAccess, token: str, **said: str | None) -> str:
         names=names,
         report=me["report"],
         story=turn_report.story(table, access.seat),
-        base_path=f"/play/{token}",
+        base_path=seat_cookie.seat_path(game_id, access.seat),
         static=STATIC_PATH,
         csrf=csrf_token(server, token),
         deadline=(me.get("clock") or {}).get("deadline"),
         vacation=vacation_of(me, table),
         notice=notice,
-        refusal=(said["refused"] or "")[:300] or None,
-        refused_move=(said["move"] or "")[:200] or None,
-        refused_at=(said["at"] or "")[:40] or None,
+        refusal=(said.get("refused") or "")[:300] or None,
+        refused_move=(said.get("move") or "")[:200] or None,
+        refused_at=(said.get("at") or "")[:40] or None,
     )
 
 
@@ -168,19 +208,42 @@ def form_refusal(server: Server, token: str, request: Request, first: Mapping[st
     older than the form's CSRF token), or None."""
     if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
         return "a form must come from your own page"
+    # The page's Referrer-Policy (no-referrer) makes a browser send `Origin: null` with the page's
+    # own posts: only an origin that names another site is refused here.
+    origin = request.headers.get("origin")
+    if origin is not None and origin != "null" and not same_origin(server, request, origin):
+        return "a form must come from your own page"
     if not hmac.compare_digest(first.get("csrf", ""), csrf_token(server, token)):
         return "this form is out of date: the page has been reloaded, try again"
     return None
 
 
-@router.post("/play/{token}/move")
-async def post_move(token: str, request: Request) -> Response:
+def same_origin(server: Server, request: Request, origin: str) -> bool:
+    """Whether `origin` is this server's: the host the request was sent to, or PBM_PUBLIC_URL's."""
+    parts = urlsplit(origin)
+    if parts.netloc and parts.netloc == request.headers.get("host"):
+        return True
+    public = urlsplit(server.public_url or "")
+    return bool(public.netloc) and (parts.scheme, parts.netloc) == (public.scheme, public.netloc)
+
+
+def back_to_page(server: Server, game_id: str, seat: int, said: Mapping[str, str]) -> Response:
+    """The 303 back to the seat's page after a form post, naming the note that holds `said`."""
+    url = seat_cookie.seat_path(game_id, seat)
+    if said:
+        url += "?note=" + notes.leave(server.seats.redis, game_id, seat, dict(said))
+    if "refused" in said:  # drawn in the form that sent it: the browser scrolls there
+        url += "#refusal"
+    return secured(RedirectResponse(url, status_code=303))
+
+
+@router.post(SEAT_PAGE + "/move")
+async def post_move(game_id: str, seat: int, request: Request) -> Response:
     """One move from a form of the page. With `Accept: application/json` (the page's script) it
     answers like POST /api/me/moves; otherwise it redirects back to the page (303)."""
     wants_json = "application/json" in request.headers.get("accept", "")
     fields, first = await posted_form(request)
     server = current(request)
-    back = f"/play/{token}"
     sent_from = first.get("at", "")
     at = {"at": sent_from[:40]} if sent_from else {}  # the composing form that sent the move
 
@@ -188,15 +251,13 @@ async def post_move(token: str, request: Request) -> Response:
         if wants_json:
             body = {"error": error} if error else dict(said)
             return secured(JSONResponse(body, status_code=status))
-        if "refused" in said:  # drawn in the form that sent it: the browser scrolls there
-            return secured(RedirectResponse(f"{back}?{urlencode(said | at)}#refusal", status_code=303))
-        return secured(RedirectResponse(back + ("?" + urlencode(said) if said else ""), status_code=303))
+        return back_to_page(server, game_id, seat, {**said, **at} if "refused" in said else said)
 
     try:
-        access = mover_for(server, token)
+        access, token = cookie_seat(request, game_id, seat, counted=mover_for)
     except ApiError as failure:
         if failure.status == 401:
-            return secured(JSONResponse({"error": failure.message}, 401)) if wants_json else not_a_seat()
+            return secured(JSONResponse({"error": failure.message}, 401)) if wants_json else not_a_seat(401, failure.message)
         return answer(failure.status, {"refused": failure.message}, failure.message)
     stopped = form_refusal(server, token, request, first)
     if stopped is not None:
@@ -220,60 +281,78 @@ async def post_move(token: str, request: Request) -> Response:
     return answer(200, {"played": text, "seq": str(submitted.seq)} if wants_json else {"played": text})
 
 
-@router.post("/play/{token}/vacation")
-async def post_vacation(token: str, request: Request) -> Response:
+@router.post(SEAT_PAGE + "/vacation")
+async def post_vacation(game_id: str, seat: int, request: Request) -> Response:
     """The page's vacation form: the seat's clock stops for `days` days, out of its yearly bank
     (pbm.clock_control.take_vacation, as POST /api/me/vacation). Redirects back to the page (303), with
     the refusal drawn in the form when there is one."""
     server = current(request)
-    back = f"/play/{token}"
     try:
-        access = mover_for(server, token)  # counted as a move is: a form posted in a loop gets 429
+        # Counted as a move is: a form posted in a loop gets 429.
+        access, token = cookie_seat(request, game_id, seat, counted=mover_for)
     except ApiError as failure:
         if failure.status == 401:
-            return not_a_seat()
-        return refused_vacation(back, failure.message)
+            return not_a_seat(401, failure.message)
+        return refused_vacation(server, game_id, seat, failure.message)
     _fields, first = await posted_form(request)
     stopped = form_refusal(server, token, request, first)
     if stopped is not None:
-        return refused_vacation(back, stopped)
+        return refused_vacation(server, game_id, seat, stopped)
     days = first.get("days", "").strip()
     try:
         clock_control.take_vacation(server.games, access.game_id, access.seat, int(days) if days.isdigit() and len(days) < 4 else days[:20])
     except core.SetupError as refusal:
-        return refused_vacation(back, str(refusal))
-    return secured(RedirectResponse(back + "?" + urlencode({"notice": "vacation"}), status_code=303))
+        return refused_vacation(server, game_id, seat, str(refusal))
+    return back_to_page(server, game_id, seat, {"notice": "vacation"})
 
 
-def refused_vacation(back: str, reason: str) -> Response:
-    return secured(RedirectResponse(f"{back}?{urlencode({'refused': reason, 'at': 'vacation'})}#refusal", status_code=303))
+def refused_vacation(server: Server, game_id: str, seat: int, reason: str) -> Response:
+    return back_to_page(server, game_id, seat, {"refused": reason, "at": "vacation"})
 
 
-@router.get("/play/{token}/events")
-async def events(token: str, request: Request) -> Response:
+@router.get(SEAT_PAGE + "/events")
+async def events(game_id: str, seat: int, request: Request) -> Response:
     """Server-sent events: `seq` with the log's length, when the stream opens and whenever it
-    grows. A poll of one XLEN a second per open page: cheap, and it needs no second connection."""
+    grows. A poll of one XLEN a second per open page: cheap, and it needs no second connection.
+    A seat has at most Limits.streams_per_seat open at once (each holds a slot, renewed while it
+    lasts); one more is refused with 429, and that page works on without live updates."""
     server = current(request)
     try:
-        access = seat_for(server, token)
+        access, _token = cookie_seat(request, game_id, seat)
     except ApiError as failure:
-        return secured(JSONResponse({"error": failure.message}, failure.status))
-    store = server.games.store
+        return secured(JSONResponse({"error": failure.message}, failure.status, headers=failure.headers))
+    store, streams, lease_s = server.games.store, server.streams, server.limits.stream_lease_s
+    held = keys.seat_streams(access.game_id, access.seat)
+    slot = streams.take(held, server.limits.streams_per_seat)
+    if slot is None:
+        cap = server.limits.streams_per_seat
+        message = f"too many open pages of this seat: at most {cap} at once, close one"
+        return secured(JSONResponse({"error": message}, 429, headers={"Retry-After": str(lease_s)}))
 
     async def stream():
-        last = None
-        loop = asyncio.get_running_loop()
-        end = loop.time() + EVENTS_STREAM_S
-        quiet_since = loop.time()
-        yield "retry: 2000\n\n"
-        while loop.time() < end and not await request.is_disconnected():
-            seq = store.length(access.game_id)
-            if seq != last:
-                last, quiet_since = seq, loop.time()
-                yield f"event: seq\ndata: {seq}\n\n"
-            elif loop.time() - quiet_since > EVENTS_KEEPALIVE_S:
-                quiet_since = loop.time()
-                yield ": still here\n\n"
-            await asyncio.sleep(EVENTS_POLL_S)
+        try:
+            last = None
+            loop = asyncio.get_running_loop()
+            end = loop.time() + EVENTS_STREAM_S
+            quiet_since = renewed = loop.time()
+            yield "retry: 2000\n\n"
+            while loop.time() < end and not await request.is_disconnected():
+                if loop.time() - renewed > lease_s / 3:
+                    if not streams.renew(held, slot):
+                        break  # its lease lapsed (Redis was away): the browser reconnects for a new one
+                    renewed = loop.time()
+                seq = store.length(access.game_id)
+                if seq != last:
+                    last, quiet_since = seq, loop.time()
+                    yield f"event: seq\ndata: {seq}\n\n"
+                elif loop.time() - quiet_since > EVENTS_KEEPALIVE_S:
+                    quiet_since = loop.time()
+                    yield ": still here\n\n"
+                await asyncio.sleep(EVENTS_POLL_S)
+        finally:
+            try:
+                streams.give_back(held, slot)
+            except redis.RedisError:
+                pass  # its lease ends by itself
 
     return secured(StreamingResponse(stream(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"}))

@@ -47,7 +47,7 @@ def render_page(
     refused_move: str | None = None,
     refused_at: str | None = None,
 ) -> str:
-    """The page of `view`'s seat. `base_path` is the page's own path (/play/<token>): its forms
+    """The page of `view`'s seat. `base_path` is the page's own path (/play/g/<game>/<seat>): its forms
     post to base_path + "/move" and its live updates come from base_path + "/events". A refusal is
     drawn in the form that sent it: the composing form whose id is `refused_at`, else the button of
     `refused_move`, else below the moves (or at the top, when the seat has none now); a refused

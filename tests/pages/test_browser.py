@@ -97,7 +97,9 @@ def site(redis_client, redis_home, tmp_path_factory) -> Iterator[str]:
     finally:
         logged = stopped(server, logs / "serve.log") + stopped(worker, logs / "worker.log")
         assert "Traceback" not in logged, logged[-3000:]
-        assert "GET /play/<token>/events" in logged  # the pages listened, and the log hid their tokens
+        assert re.search(r"GET /play/g/[a-z0-9-]+/[0-9]+/events", logged)  # the pages listened, by their cookies
+        assert "GET /play/<token> " in logged  # each link opened once, its token hidden from the log
+        assert "played=" not in logged and "refused=" not in logged and "move=" not in logged  # no move in a URL
         leaked = [token for token in TOKENS if token.rsplit(".", 1)[1] in logged.lower()]
         assert leaked == []
 
@@ -290,9 +292,11 @@ def test_with_javascript_off_a_move_is_a_form_post_and_a_stale_page_says_so(brow
     page.goto(mine["url"])
     assert my_turn(page)
     before = seq_of(page)
+    here = f"{site}/play/g/{created['game_id']}/{mine['seat']}"
+    assert page.url == here  # the link left its token in the seat's cookie: the address bar holds none
     page.get_by_role("button", name="play 1Sp", exact=True).click()  # the holder of 1Sp leads it
     page.wait_for_load_state()
-    assert page.url == mine["url"] + "?played=play+1Sp"
+    assert re.fullmatch(re.escape(here) + r"\?note=[A-Za-z0-9_-]{16}", page.url)  # no move in the URL
     assert "You played play 1Sp." in page.locator(".notice").inner_text()
     assert seq_of(page) != before and not my_turn(page)
     # A page drawn before another seat moved: its form is refused as stale, and nothing is played.
@@ -314,17 +318,19 @@ def test_a_bad_link_gets_a_page_saying_so_and_the_headers_keep_the_token_in(site
     answer = httpx.get(f"{site}/play/no-such-game.0.{'a' * 52}", timeout=30)
     assert answer.status_code == 401 and "does not open a seat" in answer.text
     created = new_game(site, "tranquility", [{"name": "Ann"}, {"name": "Bot", "bot": "random"}])
-    page = httpx.get(created["seats"][0]["url"], timeout=30)
-    assert page.status_code == 200
+    page = httpx.get(created["seats"][0]["url"], timeout=30, follow_redirects=True)
+    assert page.status_code == 200 and "/play/g/" in str(page.url)
     csp = page.headers["content-security-policy"]
     assert "script-src 'self'" in csp and "style-src 'self'" in csp and "unsafe-inline" not in csp
     assert page.headers["referrer-policy"] == "no-referrer"
     assert "<script>" not in page.text and "style=" not in page.text
     rules = httpx.get(f"{site}/rules/tranquility", timeout=30)
     assert rules.status_code == 200 and "Tranquility" in rules.text and 'href="/rules/tranquility"' in page.text
-    # A form post without the page's CSRF token plays nothing.
-    forged = httpx.post(created["seats"][0]["url"] + "/move", data={"move": "discard", "expected_seq": "0"}, headers={"Accept": "application/json"}, timeout=30)
+    # A form post without the page's CSRF token plays nothing, even with the seat's cookie.
+    cookies = {"pbm_seat": created["seats"][0]["token"]}
+    forged = httpx.post(f"{page.url}/move", data={"move": "discard", "expected_seq": "0"}, headers={"Accept": "application/json"}, cookies=cookies, timeout=30)
     assert forged.status_code == 403
+    assert httpx.post(f"{page.url}/move", data={"move": "discard"}, headers={"Accept": "application/json"}, timeout=30).status_code == 401
 
 
 @pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
@@ -411,4 +417,25 @@ def test_a_seat_takes_vacation_from_its_page_and_a_redraw_waits_while_it_types(b
     page.screenshot(path=str(ARTIFACTS / "holly-oak-vacation.png"), full_page=True)
     me = httpx.get(f"{site}/api/me", headers=headers[away["seat"]]).json()
     assert me["clock"]["vacation_days_left"] == 3 and me["clock"]["on_vacation_until"]
+    context.close()
+
+
+def test_the_api_docs_show_offline_and_fetch_nothing_from_another_site(browser, site):
+    context = browser.new_context()
+    page = context.new_page()
+    elsewhere: list[str] = []
+
+    def only_here(route):
+        if route.request.url.startswith(site):
+            return route.continue_()
+        elsewhere.append(route.request.url)
+        route.abort()
+
+    page.route("**/*", only_here)
+    page.goto(f"{site}/docs")
+    assert page.title() == "pbm API"
+    assert page.get_by_role("heading", name="POST /api/me/moves").count() == 1
+    assert page.locator("link[rel=stylesheet]").evaluate("link => link.sheet.cssRules.length") > 0  # styled, from here
+    page.screenshot(path=str(ARTIFACTS / "api-docs.png"), full_page=False)
+    assert elsewhere == []
     context.close()

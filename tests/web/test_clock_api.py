@@ -99,13 +99,16 @@ def test_a_seat_takes_vacation_from_its_page(client, store) -> None:
     created = new_game(client, **CLOCK)
     seat = created["clock"]["seats"][0]["seat"]
     token = created["seats"][seat]["token"]
-    page = client.get(f"/play/{token}").text
-    assert "3 days left this year" in page and f'action="/play/{token}/vacation"' in page
+    opened = client.get(f"/play/{token}")  # the link: its token goes into the seat's cookie
+    page, here = opened.text, f"/play/g/{created['game_id']}/{seat}"
+    assert opened.url.path == here
+    assert "3 days left this year" in page and f'action="{here}/vacation"' in page
     csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
     length = store.length(created["game_id"])
 
     def post(form: dict, token: str = token):
-        return client.post(f"/play/{token}/vacation", data=form, follow_redirects=False)
+        client.cookies.set("pbm_seat", token, domain="127.0.0.1", path=here)  # the page's, or another
+        return client.post(f"{here}/vacation", data=form, follow_redirects=False)
 
     for form, reason in (
         ({"days": "5", "csrf": csrf}, "has 3 vacation days left this year, not 5"),
@@ -114,16 +117,18 @@ def test_a_seat_takes_vacation_from_its_page(client, store) -> None:
         ({"days": "1", "csrf": "0" * 64}, "this form is out of date"),
     ):
         refused = post(form)
-        assert refused.status_code == 303 and "at=vacation" in refused.headers["location"], form
+        assert refused.status_code == 303 and refused.headers["location"].startswith(f"{here}?note="), form
+        assert refused.headers["location"].endswith("#refusal") and "vacation" not in refused.headers["location"]
         shown = client.get(refused.headers["location"]).text
         assert "No vacation taken: " in shown and reason in html.unescape(shown) and "Not played" not in shown, form
     assert post({"days": "1", "csrf": csrf}, token=forged(token)).status_code == 401
     assert store.length(created["game_id"]) == length  # nothing written
     taken = post({"days": "2", "csrf": csrf})
-    assert taken.status_code == 303 and taken.headers["location"] == f"/play/{token}?notice=vacation"
+    assert taken.status_code == 303 and taken.headers["location"].startswith(f"{here}?note=")
     shown = client.get(taken.headers["location"]).text
     assert "Your vacation has begun" in shown and "You are on vacation until" in shown and "1 day left this year" in shown
     assert re.search(r"You are on vacation until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: your clock is stopped", shown)  # read as people read times
+    assert "Your vacation has begun" not in client.get(taken.headers["location"]).text  # a note is read once
     assert client.get("/api/me", headers=bearer(token)).json()["clock"]["vacation_days_left"] == 1
     plain = new_game(client)  # no clock, no form
     assert "/vacation" not in client.get(f"/play/{plain['seats'][0]['token']}").text

@@ -4,8 +4,10 @@ lines never show a seat's token."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 
 import httpx2 as httpx
@@ -48,3 +50,60 @@ def test_pbm_serve_answers_and_never_logs_a_token(served):
     assert "get /api/me" in logged  # the access log is on
     assert "/play/<token>" in logged
     assert token not in logged and token.rsplit(".", 1)[1] not in logged
+
+
+@pytest.fixture
+def served_capped(cli_env) -> Iterator[tuple[str, subprocess.Popen]]:
+    env = {**os.environ, **cli_env, "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1", "PBM_STREAMS_PER_SEAT": "2"}
+    process = subprocess.Popen([sys.executable, "-m", "pbm", "serve", "--port", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("pbm serving on http://127.0.0.1:"), line + process.stderr.read()
+        yield line.split()[3], process
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_pbm_serve_keeps_tokens_and_moves_out_of_urls_and_limits_its_doors(served_capped):
+    url, process = served_capped
+    with httpx.Client(base_url=url, timeout=30) as http:
+        body = {"game": "holly-oak", "players": 3, "seats": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}]}
+        created = http.post("/api/games", json=body, headers=bearer(ADMIN)).json()
+        seat = next(s for s in created["seats"] if http.get("/api/me", headers=bearer(s["token"])).json()["view"]["legal_moves"])
+        hand = http.get("/api/me", headers=bearer(seat["token"])).json()["view"]["hand"]
+        opened = http.get(f"/play/{seat['token']}", follow_redirects=False)  # the link, as a mail carries it
+        here = opened.headers["location"]
+        assert opened.status_code == 303 and seat["token"] not in here
+        page = http.get(here).text  # by the cookie the link left
+        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+        seq = re.search(r'name="expected_seq" value="([0-9]+)"', page).group(1)
+        hidden = next(card for card in hand if card != "1Sp")
+        refused = http.post(f"{here}/move", data={"move": f"play {hidden}", "csrf": csrf, "expected_seq": seq}, follow_redirects=False)
+        assert refused.status_code == 303 and hidden not in refused.headers["location"]
+        assert f"play {hidden}" in http.get(refused.headers["location"]).text
+        played = http.post(f"{here}/move", data={"move": "play 1Sp", "csrf": csrf, "expected_seq": seq}, follow_redirects=True)
+        assert "You played play 1Sp." in played.text
+        # At most two event streams of one seat at once; a closed one frees its slot.
+        with http.stream("GET", f"{here}/events") as one, http.stream("GET", f"{here}/events") as two:
+            assert one.status_code == two.status_code == 200
+            third = http.get(f"{here}/events")
+            assert third.status_code == 429 and "at most 2 at once" in third.json()["error"]
+        deadline = time.monotonic() + 10
+        while True:  # the server sees the two go within a poll (a second)
+            with http.stream("GET", f"{here}/events") as again:
+                if again.status_code == 200:
+                    break
+            assert time.monotonic() < deadline, "a closed stream kept its slot"
+            time.sleep(0.2)
+        assert http.get("/api/me", headers={"X-Padding": "a" * 9000}).status_code == 431
+        # Wrong admin tokens from one address: answered 401 twenty times a minute, then 429 for all.
+        said = [http.get("/api/games", headers=bearer("w" * 40)).status_code for _ in range(25)]
+        assert said[:20] == [401] * 20 and said[-1] == 429
+        assert http.get("/api/games", headers=bearer(ADMIN)).status_code == 429
+    process.terminate()
+    out, err = process.communicate(timeout=30)
+    logged = (out + err).lower()
+    assert "/play/<token>" in logged and f"{here} http/1.1" in logged  # the link hidden, the page's path as it is
+    assert seat["token"] not in logged and seat["token"].rsplit(".", 1)[1] not in logged
+    assert hidden.lower() not in logged and "1sp" not in logged and "refused" not in logged and "played" not in logged

@@ -45,7 +45,7 @@ from events.store import Store  # noqa: E402
 from workers.dispatch import Dispatcher  # noqa: E402
 
 GAME, PLAYERS = "holly-oak", 4
-ADMIN = "bench-admin-token"
+ADMIN = "bench-admin-token-of-32-characters"  # pbm serve refuses a shorter one
 
 
 def script(seed: int, moves: int) -> list[tuple[int, str, int]]:

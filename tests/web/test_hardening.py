@@ -160,7 +160,7 @@ def test_one_browser_holds_seats_of_several_games_each_on_its_own_page(client: T
 
 
 def test_a_form_from_another_site_plays_nothing(client: TestClient, store: Store):
-    created = new_game(client)
+    created = new_game(client, forced_moves="ask")
     seat = next(s for s in created["seats"] if client.get("/api/me", headers=bearer(s["token"])).json()["view"]["legal_moves"])
     here = client.get(f"/play/{seat['token']}").url.path
     drawn = client.get(here).text
@@ -181,7 +181,7 @@ def test_a_form_from_another_site_plays_nothing(client: TestClient, store: Store
 
 
 def test_a_form_post_without_javascript_puts_neither_the_move_nor_its_refusal_into_a_url(client: TestClient, store: Store):
-    created = new_game(client)
+    created = new_game(client, forced_moves="ask")
     seat = next(s for s in created["seats"] if client.get("/api/me", headers=bearer(s["token"])).json()["view"]["legal_moves"])
     hand = client.get("/api/me", headers=bearer(seat["token"])).json()["view"]["hand"]
     here = client.get(f"/play/{seat['token']}").url.path
@@ -225,7 +225,7 @@ def test_a_seats_reads_are_limited_per_token_with_the_move_allowances_answer(sto
 
 def test_a_client_address_is_limited_on_every_door_but_the_api_moves(store: Store):
     client = limited(store, address=Allowance(6, 600))
-    created = new_game(client)
+    created = new_game(client, forced_moves="ask")
     seat = next(s for s in created["seats"] if client.get("/api/me", headers=bearer(s["token"])).json()["view"]["legal_moves"])
     while client.get("/openapi.json").status_code == 200:
         pass

@@ -125,8 +125,41 @@ def of_game(game_id: str, players: int) -> list[str]:
     plays, summarizes and seats a game, deletes it and finds none of its keys left). Not listed:
     the seat rate windows, stream slots and page notes, which expire by themselves, and a forced
     import's replaced logs."""
-    fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot, clock, sent]
+    fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot, clock, sent, seat_people, open_seats]
     return [key(game_id) for key in fixed] + [contact(game_id, seat) for seat in range(players)]
+
+
+def seat_people(game_id: str) -> str:
+    """Hash: seat -> id of the person who holds it (events/people.py); the game's side of a
+    person's seats, which their own index (person_seats) names as candidates."""
+    return f"{PREFIX}:{{{game_id}}}:people"
+
+
+def open_seats(game_id: str) -> str:
+    """Hash: a game's join link and its open seats (events/joining.py): `link` the SHA-256 of its
+    join token and `nonce` what it is made from, `open:<seat>` for each seat nobody holds yet."""
+    return f"{PREFIX}:{{{game_id}}}:open"
+
+
+OPEN_GAMES = f"{PREFIX}:games:open"  # sorted set: game id -> creation time: games with open seats (a superset)
+
+# A person's keys share their own hash tag `{person:<id>}`: on a Redis Cluster a person is one
+# slot, as a game is, and no game's script ever touches them (nor they a game's).
+PEOPLE = f"{PREFIX}:people"  # sorted set: person id -> creation time (ms)
+PEOPLE_BY_EMAIL = f"{PREFIX}:people:by-email"  # hash: SHA-256 of a lowercased address -> person id
+
+
+def person(person_id: str) -> str:
+    """Hash: a person's data (name, email, tz, created) and their token's SHA-256 and nonce:
+    mutable, erasable, never copied into a log."""
+    return f"{PREFIX}:{{person:{person_id}}}:person"
+
+
+def person_seats(person_id: str) -> str:
+    """Sorted set: `<game id>/<seat>` -> time (ms) seated: every seat a person holds, an index
+    across games like events/index.py's (a superset: each entry is checked against the game's
+    seat_people before it is believed)."""
+    return f"{PREFIX}:{{person:{person_id}}}:seats"
 
 
 def web_secret() -> str:

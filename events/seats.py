@@ -42,7 +42,9 @@ from events.limits import COUNT_LUA, OVER_ALLOWANCE, OverAllowance, counter_ttl,
 SECRET_LENGTH = 52  # an HMAC-SHA256 (32 bytes) in base32, unpadded
 _GAME_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,99}")
 _TOKEN = re.compile(rf"({_GAME_ID.pattern})\.(0|[1-9][0-9]{{0,3}})\.([a-z2-7]{{{SECRET_LENGTH}}})")
-TOKEN_IN_TEXT = re.compile(rf"{_GAME_ID.pattern}\.[0-9]{{1,4}}\.[a-z2-7]{{{SECRET_LENGTH}}}", re.IGNORECASE)  # to redact
+# To redact: a seat's token, a game's join token (`<game>.join.<secret>`, events/joining.py) and a
+# person's (`<person id>.<secret>`, events/people.py).
+TOKEN_IN_TEXT = re.compile(rf"{_GAME_ID.pattern}(?:\.(?:[0-9]{{1,4}}|join))?\.[a-z2-7]{{{SECRET_LENGTH}}}", re.IGNORECASE)
 CONTACT_FIELDS = ("name", "email", "webhook", "webhook_secret")
 CHANNEL_FIELDS = ("email", "webhook")  # a seat with one of these is told of its turns
 SECRET_KEY_ENV = "PBM_SECRET_KEY"
@@ -211,6 +213,15 @@ class Seats:
         given = digest(token.strip().lower())
         counter = keys.seat_rate(game_id, seat, given, window(window_s), kind)
         return TokenCheck(game_id, seat, given, counter, window_s, allowance, partial(self._calls.script, self._check))
+
+    def remade(self, game_id: str, seat: int) -> str | None:
+        """The seat's working token, made again from its nonce (a person's page opens the seats
+        they hold with it: pbm/people.py); None if it has none, or one made under another key."""
+        stored, nonce = self.redis.hmget(keys.seat_tokens(game_id), [str(seat), nonce_field(seat)])
+        if stored is None or nonce is None:
+            return None
+        token = self._token(game_id, seat, nonce.decode())
+        return token if self._matches(token, stored) else None
 
     def revoke(self, game_id: str, seat: int) -> None:
         """The seat's token stops working and none replaces it (a seat handed to a bot)."""

@@ -48,6 +48,7 @@ COMMANDS = {
     "serve": "pbm.cli.serve:serve",
     "invite": "pbm.cli.seat:invite",
     "seat": "pbm.cli.seat:seat",
+    "people": "pbm.cli.people:people",
     "clock": "pbm.cli.clock:clock",
     "reindex": "pbm.cli.reindex:reindex",
     "mail-in": "pbm.cli.mail:mail_in",

@@ -25,6 +25,8 @@ from pbm.web.context import Server, current
 from pbm.web.auth import admin
 from pbm.web.errors import ApiError
 from pbm.web import replay_file
+from pbm.web import people as people_api
+from pbm import people as people_ops
 from replays.log import from_store
 from replays.verify import verify
 from workers.bots import bot_seats, check_seats
@@ -39,8 +41,12 @@ class Strict(BaseModel):
 
 
 class SeatSpec(Strict):
-    name: Annotated[str, Field(min_length=1, max_length=100)]
+    # A seat's person (pbm/people.py): `person` (an id), or the person of `email`, made with this
+    # name (and `tz`) when nobody has that address yet; a seat with neither is nobody's.
+    name: Annotated[str, Field(min_length=1, max_length=100)] | None = None
     email: Annotated[str, Field(min_length=3, max_length=320)] | None = None
+    person: Annotated[str, Field(min_length=1, max_length=40)] | None = None
+    tz: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     webhook: Annotated[str, Field(min_length=8, max_length=2000, pattern=r"^https?://")] | None = None
     bot: Annotated[str, Field(min_length=1, max_length=40)] | None = None
 
@@ -79,6 +85,8 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
         raise ApiError(422, f"seats: {len(body.seats)} given for {body.players} players")
     base = server.base_url(request)  # refused before anything is written: no game without its links
     bots = check_seats({seat: spec.bot for seat, spec in enumerate(body.seats) if spec.bot is not None})
+    people = people_api.people_of(request)
+    invitations = people_ops.check_invitations(people, [spec.model_dump() for spec in body.seats], bots)  # before anything is written
     clock = None
     if body.deadline is not None:
         clock = clocks.settings(body.deadline, body.reminders, body.vacation_days, body.autopilot_after)
@@ -95,7 +103,10 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
             answered.append({"seat": seat, "name": spec.name, "bot": bots[seat]})
             continue
         token = server.seats.issue(game_id, seat)
-        entry = {"seat": seat, "name": spec.name, "token": token, "url": seating.link(base, token)}
+        person = invitations[seat] and people_ops.seated(people, server.seats, invitations[seat], game_id, seat)
+        entry = {"seat": seat, "name": person.name if person else spec.name, "token": token, "url": seating.link(base, token)}
+        if person:
+            entry |= {"person": person.id, "person_url": people_api.person_link(server, request, people.token(person.id))}
         if webhook_secret:
             entry["webhook_secret"] = webhook_secret  # answered once, like the token
         answered.append(entry)

@@ -1,0 +1,129 @@
+"""People on the web: the operator's API over them (/api/people, bearer PBM_ADMIN_TOKEN) and a
+person's own API (GET /api/people/me, their person token as the bearer token). Every operation is
+pbm.people's, as the CLI's are; this module only reads requests and shapes answers.
+
+A person token opens that person's own page and, through it, only the seats they hold (pbm.people
+.open_seat checks it): never another person's, never the operator's API. A token that is malformed,
+unknown or replaced gets the same 401 and the same message, and no answer or error repeats a token
+other than the one just issued, or an address to anyone but the operator.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Path, Request
+from fastapi.security import HTTPAuthorizationCredentials
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
+
+from events.people import People
+from pbm import clock_control
+from pbm import people as ops
+from pbm.web.auth import admin, bearer, token_of, unauthorized
+from pbm.web.context import Server, current
+from pbm.web.errors import ApiError
+
+router = APIRouter(prefix="/api/people")
+PersonId = Annotated[str, Path(min_length=1, max_length=40, pattern=r"^p-[0-9a-f]{12}$")]
+NOT_A_PERSON = "not a valid person link (it may have been replaced: ask the game's operator for yours)"
+Loose = Annotated[StrictStr, Field(max_length=2000)]  # bounded here, checked by events.people for a clear message
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NewPerson(Strict):
+    name: Loose
+    email: Loose | None = None
+    tz: Loose | None = None
+
+
+class PersonChange(Strict):
+    name: Loose | None = None
+    email: Loose | None = None  # null removes it
+    tz: Loose | None = None  # null removes it
+
+
+def people_of(request: Request) -> People:
+    """The people store of this app, made once (it keeps the site's link key, as the seat store does)."""
+    state = request.app.state
+    found = getattr(state, "pbm_people", None)
+    if found is None:
+        found = state.pbm_people = People(current(request).seats.redis)
+    return found
+
+
+def person_link(server: Server, request: Request, token: str | None) -> str | None:
+    return None if token is None else ops.link(server.base_url(request), token)
+
+
+def known(person_id: PersonId, request: Request) -> str:
+    """Dependency: a person id that names a person, or 404."""
+    if people_of(request).get(person_id) is None:
+        raise ApiError(404, f"no person {person_id!r}")
+    return person_id
+
+
+def person_for(request: Request, token: str | None) -> str:
+    """The person id of a person token, or a 401 ApiError."""
+    found = people_of(request).resolve(token) if token else None
+    if found is None:
+        raise unauthorized(NOT_A_PERSON)
+    return found
+
+
+def me(request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> str:
+    """Dependency: the person whose token is the request's bearer token."""
+    return person_for(request, token_of(credentials))
+
+
+def page_of(request: Request, person_id: str, token: str | None) -> dict[str, Any]:
+    """A person and every seat they hold, as their page and GET /api/people/me show them."""
+    server, people = current(request), people_of(request)
+    person = people.need(person_id)
+    seats = ops.holdings(server.games, server.seats, people, person_id, clock_control.now_ms())
+    if token is not None:
+        for row in seats:
+            row["url"] = server.base_url(request) + ops.seat_link(token, row["game_id"], row["seat"])
+    return {"person": person.public(), "seats": seats}
+
+
+@router.get("/me", summary="Your page as JSON: every seat you hold, your turns first (person token as bearer)")
+def get_me(request: Request, person_id: str = Depends(me), credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> dict[str, Any]:
+    return page_of(request, person_id, token_of(credentials).strip().lower())
+
+
+@router.post("", status_code=201, summary="Add a person; answers their link once")
+def add_person(body: NewPerson, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
+    person, token = ops.add(people_of(request), body.name, body.email, body.tz)
+    return person.public() | {"token": token, "url": person_link(server, request, token)}
+
+
+@router.get("", summary="Every person, with how many seats they hold")
+def list_people(request: Request, _server: Server = Depends(admin)) -> dict[str, Any]:
+    people = people_of(request)
+    return {"people": [person.public() | {"seats": len(people.seats(person.id))} for person in people.all()]}
+
+
+@router.get("/{person_id}", summary="A person and every seat they hold")
+def get_person(request: Request, _server: Server = Depends(admin), person_id: str = Depends(known)) -> dict[str, Any]:
+    return page_of(request, person_id, None)
+
+
+@router.patch("/{person_id}", summary="Change a person's name, address or time zone (null removes the last two)")
+def edit_person(body: PersonChange, request: Request, server: Server = Depends(admin), person_id: str = Depends(known)) -> dict[str, Any]:
+    changes = {field: getattr(body, field) for field in ("email", "tz") if field in body.model_fields_set}
+    return ops.edit(people_of(request), server.seats, person_id, name=body.name, **changes).public()
+
+
+@router.delete("/{person_id}", summary="Erase a person: their seats are named \"a former player\"; the logs stay")
+def erase_person(request: Request, server: Server = Depends(admin), person_id: str = Depends(known)) -> dict[str, Any]:
+    held = ops.erase(people_of(request), server.seats, person_id)
+    return {"id": person_id, "erased": True, "seats": [{"game_id": game_id, "seat": seat} for game_id, seat in held]}
+
+
+@router.post("/{person_id}/token", summary="A fresh link for a person; the old one stops working")
+def reissue(request: Request, server: Server = Depends(admin), person_id: str = Depends(known)) -> dict[str, Any]:
+    token = people_of(request).issue(person_id)
+    return {"id": person_id, "token": token, "url": person_link(server, request, token)}

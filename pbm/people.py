@@ -147,7 +147,7 @@ def holdings(games: Games, seats: Seats, people: People, person_id: str, now_ms:
         row: dict[str, Any] = {
             "game_id": game_id, "game": info.slug, "title": title, "seat": seat, "name": seat_names[seat],
             "players": [name or f"seat {n}" for n, name in enumerate(seat_names)],
-            "deadline": None, "result": None, "since_ms": status.since_ms,
+            "deadline": None, "result": None, "since_ms": status.since_ms, "seq": info.length or 0,
         }
         if info.finished:
             row |= {"state": "finished", "result": result_text(status.outcome, seat, seat_names)}
@@ -171,6 +171,15 @@ def holdings(games: Games, seats: Seats, people: People, person_id: str, now_ms:
     for row in rows:
         row.pop("due_ms", None)
     return rows
+
+
+def local_time(iso_text: str, tz: str | None) -> str:
+    """An ISO 8601 UTC time as the person reads it, in their time zone (UTC without one)."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    when = datetime.fromisoformat(iso_text.replace("Z", "+00:00"))
+    return when.astimezone(ZoneInfo(tz or "UTC")).strftime("%a %Y-%m-%d %H:%M %Z")
 
 
 def iso(time_ms: int) -> str:

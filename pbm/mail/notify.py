@@ -23,8 +23,10 @@ from core.table import Table
 from events import keys
 from events.commands import Games, UnknownGame, UnreadableGame
 from events.envelope import Envelope
+from events.people import People
 from events.seats import SeatError, Seats
 from pbm import seating, turn_report
+from pbm.people import link as person_page_link
 from pbm.mail import outbox
 from pbm.view_text import outcome_text, view_lines
 
@@ -96,11 +98,19 @@ def tell(games: Games, game_id: str, seat: int, kind: str, seq: int, note: str =
     if not reach.get("email") and not reach.get("webhook"):
         log.info("notify %s: not sent, the seat has no channel", where)
         return False
-    message = compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, kind, note, reach.get("token"))
+    message = compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, kind, note, reach.get("token"), person_link=person_link_of(games, game_id, seat))
     channel = deliver(reach, kind, message)
     record_sent(games, game_id, field)
     log.info("notify %s: sent by %s", where, channel)
     return True
+
+
+def person_link_of(games: Games, game_id: str, seat: int) -> str | None:
+    """The link to the page of the person who holds the seat (every game of theirs), if one does."""
+    people = People(games.store.redis)
+    holder = people.holder(game_id, seat)
+    token = None if holder is None else people.token(holder)
+    return None if token is None else person_page_link(None, token)
 
 
 def holds(table: Table, seat: int, kind: str, seq: int) -> bool:
@@ -133,6 +143,7 @@ def compose(
     token: str | None = None,
     headline: str | None = None,
     report: Sequence[str] | None = None,
+    person_link: str | None = None,
 ) -> dict[str, Any]:
     """The seat's message: subject, text (for mail) and payload (for a webhook), with its reply
     address. Only `seat`'s own view and redacted report go in."""
@@ -162,6 +173,8 @@ def compose(
         lines.append("`pbm replay verify` on the game's replay file (the operator exports it).")
     if link:
         lines.append(f"Your page: {link}" + (" (the whole story, to check it)" if over else ""))
+    if person_link:
+        lines.append(f"All your games: {person_link}")
     if reply_to and moves:
         lines += [
             "",
@@ -186,6 +199,7 @@ def compose(
         "report": report,
         "view": view,
         "url": link,
+        "person_url": person_link,
         "reply_to": reply_to,
         "outcome": None if table.outcome is None else table.outcome.to_dict(),
     }

@@ -65,6 +65,7 @@ def create_app(
     app.include_router(operator.spectators)
     app.include_router(pages.router)
     app.include_router(docs.router)
+    app.include_router(people.pages)
     app.add_middleware(Shortcut, route=api.move_route(), handlers=app.exception_handlers)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     # Outermost: a request refused at the door costs no parsing, routing or body.

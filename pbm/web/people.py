@@ -12,18 +12,25 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import asyncio
+
 from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
+from events import keys
 from events.people import People
 from pbm import clock_control
 from pbm import people as ops
 from pbm.web.auth import admin, bearer, token_of, unauthorized
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError
+from pbm.web.pages import STATIC_PATH, not_a_seat, secured
+from pbm.web.render import environment
 
 router = APIRouter(prefix="/api/people")
+pages = APIRouter(include_in_schema=False)  # the person's page: /me/{person token}...
 PersonId = Annotated[str, Path(min_length=1, max_length=40, pattern=r"^p-[0-9a-f]{12}$")]
 NOT_A_PERSON = "not a valid person link (it may have been replaced: ask the game's operator for yours)"
 Loose = Annotated[StrictStr, Field(max_length=2000)]  # bounded here, checked by events.people for a clear message
@@ -127,3 +134,87 @@ def erase_person(request: Request, server: Server = Depends(admin), person_id: s
 def reissue(request: Request, server: Server = Depends(admin), person_id: str = Depends(known)) -> dict[str, Any]:
     token = people_of(request).issue(person_id)
     return {"id": person_id, "token": token, "url": person_link(server, request, token)}
+
+
+# The person's page. Its links to their seats go through /me/{token}/seat/{game}/{seat}, which
+# checks that the person holds that seat and only then redirects to the seat's page: the page
+# holds no seat token, and Redis holds none in clear (pbm.people.open_seat makes it again).
+
+GROUPS = {"your turn": "your turn", "waiting": "waiting", "waiting for players": "waiting", "finished": "finished"}
+NOT_YOURS = "this link opens no seat of yours"
+
+
+@pages.get("/me/{token}", response_class=HTMLResponse)
+def person_page(token: str, request: Request) -> Response:
+    try:
+        person_id = person_for(request, token)
+    except ApiError as failure:
+        return not_a_seat(failure.status, failure.message)
+    token = token.strip().lower()
+    found = page_of(request, person_id, token)
+    person = found["person"]
+    for row in found["seats"]:
+        row["group"] = GROUPS[row["state"]]
+        row["path"] = ops.seat_link(token, row["game_id"], row["seat"])
+        row["local_deadline"] = row["deadline"] and ops.local_time(row["deadline"], person["tz"])
+    html = environment.get_template("person.html").render(
+        person=person,
+        seats=found["seats"],
+        turns=sum(row["state"] == "your turn" for row in found["seats"]),
+        seq=sum(row["seq"] for row in found["seats"]),
+        events_url=f"/me/{token}/events",
+        static=STATIC_PATH,
+    )
+    return secured(HTMLResponse(html))
+
+
+@pages.get("/me/{token}/seat/{game_id}/{seat}")
+def open_seat(token: str, game_id: str, seat: str, request: Request) -> Response:
+    """One of the person's seats: a redirect (303) to its page, if they hold it; the same 404 for
+    a seat of someone else's, a seat nobody holds and a game that is not there."""
+    try:
+        person_id = person_for(request, token)
+    except ApiError as failure:
+        return not_a_seat(failure.status, failure.message)
+    seat_token = None
+    if seat.isdigit() and len(seat) <= 4 and len(game_id) <= 120:
+        seat_token = ops.open_seat(people_of(request), current(request).seats, person_id, game_id, int(seat))
+    if seat_token is None:
+        return not_a_seat(404, NOT_YOURS)
+    return secured(RedirectResponse(f"/play/{seat_token}", status_code=303))
+
+
+EVENTS_POLL_S = 1.0
+EVENTS_STREAM_S = 300  # then the browser's EventSource reconnects (and sees seats held since)
+
+
+@pages.get("/me/{token}/events")
+async def person_events(token: str, request: Request) -> Response:
+    """Server-sent events: `seq`, the sum of the lengths of the person's games' logs, when the
+    stream opens and whenever it grows (the page's script then redraws it, as a seat's page does)."""
+    try:
+        person_id = person_for(request, token)
+    except ApiError as failure:
+        return secured(JSONResponse({"error": failure.message}, failure.status))
+    game_ids = sorted({game_id for game_id, _seat in people_of(request).seats(person_id)})
+    client = current(request).seats.redis
+
+    def total() -> int:
+        pipe = client.pipeline(transaction=False)
+        for game_id in game_ids:
+            pipe.xlen(keys.log(game_id))
+        return sum(pipe.execute())
+
+    async def stream():
+        last = None
+        loop = asyncio.get_running_loop()
+        end = loop.time() + EVENTS_STREAM_S
+        yield "retry: 2000\n\n"
+        while loop.time() < end and not await request.is_disconnected():
+            seq = total()
+            if seq != last:
+                last = seq
+                yield f"event: seq\ndata: {seq}\n\n"
+            await asyncio.sleep(EVENTS_POLL_S)
+
+    return secured(StreamingResponse(stream(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"}))

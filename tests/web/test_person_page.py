@@ -1,0 +1,154 @@
+"""A person's page (/me/{person token}, HTML without JavaScript) and GET /api/people/me: every seat
+they hold, their turns first with each deadline, then waiting, then finished with results; each
+opens its seat's page through a check that they hold it. And who may reach what: for every one of
+these endpoints, a person's own token, another person's, a seat token, the operator's and none."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+
+from events.people import People
+from tests.web.conftest import ADMIN, TestClient, bearer, new_game
+
+OPERATOR = bearer(ADMIN)
+
+
+def add(client: TestClient, name: str, **fields) -> dict:
+    response = client.post("/api/people", json={"name": name, **fields}, headers=OPERATOR)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def finish(games, game_id: str) -> None:
+    table = games.table(game_id)
+    while table.outcome is None:
+        seat = table.to_act[0]
+        games.submit(game_id, seat, table.legal_moves(seat)[0])
+        table = games.table(game_id)
+
+
+@pytest.fixture
+def tables(client: TestClient, app):
+    """Ann holds seats in three games: one waiting on her (with a deadline), one on Bob, one over."""
+    ann = add(client, "Ann", tz="Asia/Tokyo", email=f"ann-{uuid.uuid4().hex[:8]}@example.org")
+    bob = add(client, "Bob")
+    games = app.state.pbm.games
+    turn = new_game(client, game="tranquility", seats=[{"person": ann["id"]}, {"person": bob["id"]}], deadline="2d", seed=1)
+    first = games.table(turn["game_id"]).to_act[0]
+    if first != 0:  # make it Ann's turn: the other seat moves
+        games.submit(turn["game_id"], first, games.table(turn["game_id"]).legal_moves(first)[0])
+    assert games.table(turn["game_id"]).to_act == (0,)
+    waiting = new_game(client, game="tranquility", seats=[{"person": bob["id"]}, {"person": ann["id"]}], seed=1)
+    if games.table(waiting["game_id"]).to_act == (1,):
+        games.submit(waiting["game_id"], 1, games.table(waiting["game_id"]).legal_moves(1)[0])
+    over = new_game(client, game="tranquility", seats=[{"person": ann["id"]}, {"name": "Cy"}], seed=2)
+    finish(games, over["game_id"])
+    return {"ann": ann, "bob": bob, "turn": turn, "waiting": waiting, "over": over}
+
+
+def test_the_api_lists_every_seat_your_turns_first_then_waiting_then_finished(client: TestClient, tables):
+    me = client.get("/api/people/me", headers=bearer(tables["ann"]["token"]))
+    assert me.status_code == 200, me.text
+    body = me.json()
+    assert body["person"]["name"] == "Ann"
+    rows = body["seats"]
+    assert [(row["game_id"], row["state"]) for row in rows] == [
+        (tables["turn"]["game_id"], "your turn"),
+        (tables["waiting"]["game_id"], "waiting"),
+        (tables["over"]["game_id"], "finished"),
+    ]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", rows[0]["deadline"])
+    assert rows[1]["waiting_for"] == ["Bob"] and rows[1]["deadline"] is None
+    assert rows[2]["result"].startswith(("you won", "won by Cy", "nobody won"))
+    assert all(row["url"].endswith(f"/seat/{row['game_id']}/{row['seat']}") for row in rows)
+
+
+def test_the_page_works_without_javascript_and_opens_each_seat_through_a_check(client: TestClient, tables):
+    token = tables["ann"]["token"]
+    page = client.get(f"/me/{token}")
+    assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+    assert page.headers["Referrer-Policy"] == "no-referrer" and page.headers["Cache-Control"] == "no-store"
+    html = page.text
+    assert html.index("Your turn</h2>") < html.index("Waiting for others</h2>") < html.index("Finished</h2>")
+    assert "JST" in html  # the deadline in Ann's time zone
+    links = re.findall(r'href="(/me/[^"]+/seat/[^"]+)"', html)
+    assert len(links) == 3
+    for link, game in zip(links, ("turn", "waiting", "over")):
+        opened = client.get(link, follow_redirects=False)
+        assert opened.status_code == 303, opened.text
+        seat_token = opened.headers["location"].removeprefix("/play/")
+        me = client.get("/api/me", headers=bearer(seat_token)).json()
+        assert me["game_id"] == tables[game]["game_id"] and me["seat"] == [s["seat"] for s in tables[game]["seats"] if s.get("person") == tables["ann"]["id"]][0]
+    # no seat token on the page itself
+    for game in ("turn", "waiting", "over"):
+        for seat in tables[game]["seats"]:
+            assert seat["token"] not in html
+
+
+def test_the_page_goes_live_through_server_sent_events(client: TestClient, tables, app):
+    token = tables["ann"]["token"]
+    html = client.get(f"/me/{token}").text
+    seq = int(re.search(r'data-seq="(\d+)"', html).group(1))
+    assert f'data-events="/me/{token}/events"' in html
+    with client.stream("GET", f"/me/{token}/events") as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        for line in stream.iter_lines():
+            if line.startswith("data: "):
+                assert int(line.removeprefix("data: ")) == seq
+                break
+
+
+def test_a_person_token_opens_only_that_persons_page_and_seats(client: TestClient, tables):
+    """Every person endpoint, with every kind of credential: only one's own person token opens
+    anything, and never a seat of anyone else's (nor the operator's API: test_people_api)."""
+    ann, bob = tables["ann"], tables["bob"]
+    ann_seat = (tables["over"]["game_id"], 0)
+    bob_seat = (tables["turn"]["game_id"], 1)
+    cy_seat = (tables["over"]["game_id"], 1)  # nobody's person
+    seat_token = tables["turn"]["seats"][0]["token"]  # Ann's own seat's token
+    credentials = {"own": ann["token"], "other person": bob["token"], "seat": seat_token, "operator": ADMIN, "none": None}
+
+    for kind, token in credentials.items():
+        headers = bearer(token) if token else {}
+        me = client.get("/api/people/me", headers=headers)
+        if kind == "own":
+            assert me.status_code == 200 and me.json()["person"]["id"] == ann["id"]
+        elif kind == "other person":
+            assert me.status_code == 200 and me.json()["person"]["id"] == bob["id"]  # Bob's own, never Ann's
+            assert ann["token"] not in me.text
+        else:
+            assert me.status_code == 401, kind
+        # The pages take the token in the path: a seat's, the operator's or an empty one open nothing.
+        path_token = token or ""
+        page = client.get(f"/me/{path_token}")
+        with client.stream("GET", f"/me/{path_token}/events") as events:  # a stream: read its head only
+            status = events.status_code
+        if kind in ("own", "other person"):
+            assert page.status_code == 200 and status == 200, kind
+        else:
+            assert page.status_code in (401, 404) and status in (401, 404), kind
+        for game_id, seat in (ann_seat, bob_seat, cy_seat):
+            opened = client.get(f"/me/{path_token}/seat/{game_id}/{seat}", follow_redirects=False)
+            mine = {"own": ann_seat, "other person": bob_seat}.get(kind)
+            if (game_id, seat) == mine:
+                assert opened.status_code == 303, (kind, game_id, seat)
+            else:
+                assert opened.status_code in (401, 404) and "location" not in opened.headers, (kind, game_id, seat)
+    # Bob's page never lists Ann's seats, nor Ann's his.
+    assert tables["over"]["game_id"] not in client.get(f"/me/{bob['token']}").text
+    # A replaced person token opens nothing.
+    fresh = client.post(f"/api/people/{ann['id']}/token", headers=OPERATOR).json()["token"]
+    assert client.get(f"/me/{ann['token']}").status_code == 401
+    assert client.get(f"/me/{ann['token']}/seat/{ann_seat[0]}/0", follow_redirects=False).status_code == 401
+    assert client.get(f"/me/{fresh}/seat/{ann_seat[0]}/0", follow_redirects=False).status_code == 303
+
+
+def test_a_seat_the_person_no_longer_holds_is_not_opened(client: TestClient, tables, store):
+    ann = tables["ann"]
+    game_id = tables["over"]["game_id"]
+    People(store.redis).unseat(ann["id"], game_id, 0)
+    assert client.get(f"/me/{ann['token']}/seat/{game_id}/0", follow_redirects=False).status_code == 404
+    assert game_id not in client.get(f"/me/{ann['token']}").text

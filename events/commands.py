@@ -166,6 +166,7 @@ class Games:
         salts: Iterable[str] = (),
         clock: core.ClockSet | None = None,
         forced_moves: str = "auto",
+        paused: bool = False,
     ) -> str:
         """A new game in the log; returns its id. The seed is secret: only its commitment is logged.
 
@@ -175,7 +176,8 @@ class Games:
 
         `bots` (seat -> bot kind) is recorded as a BotsSeated event in the same append; which kinds
         exist is the workers' business (workers.bots checks them before calling this). `clock`
-        (events.clock.settings) is recorded after it, in the same append.
+        (events.clock.settings) is recorded after it, in the same append, and with `paused` a
+        ClockPaused right after (a game with open seats: its clock starts when they are taken).
         """
         if forced_moves not in FORCED_MOVES:
             raise core.SetupError(f"forced_moves is {' or '.join(FORCED_MOVES)}, not {forced_moves!r}")
@@ -184,7 +186,7 @@ class Games:
         if bots:
             table.extend([bots_seated(bots, players)])
         if clock is not None:
-            table.extend([clock])
+            table.extend([clock, core.ClockPaused()] if paused else [clock])
         while True:
             new_id = game_id or f"{slug}-{secrets.token_hex(4)}"
             sealed, raws = self._seal(new_id, 0, envelope.GENESIS, table.events, None, None, None)

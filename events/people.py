@@ -136,13 +136,18 @@ class People:
         mac = hmac.new(self.key, f"person:{person_id}.{nonce}".encode(), hashlib.sha256).digest()
         return f"{person_id}.{base64.b32encode(mac).decode().rstrip('=').lower()}"
 
-    def add(self, name: str, email: str | None = None, tz: str | None = None) -> tuple[Person, str]:
-        """A new person and their token. PersonError for bad data, or an address that is another
+    @staticmethod
+    def new_id() -> str:
+        return f"p-{secrets.token_hex(6)}"
+
+    def add(self, name: str, email: str | None = None, tz: str | None = None, person_id: str | None = None) -> tuple[Person, str]:
+        """A new person and their token (under `person_id` if given: one drawn by new_id, that a
+        seat was claimed for first). PersonError for bad data, or an address that is another
         person's already (each address is one person's, so an invitation can find them by it)."""
         name = check_name(name)
         email = None if email is None else check_email(email)
         tz = None if tz is None else check_tz(tz)
-        person_id = f"p-{secrets.token_hex(6)}"
+        person_id = person_id or self.new_id()
         if email is not None and not self._claim_email(email, person_id):
             raise PersonError(f"email: that address is {self.by_email(email)}'s already")
         created = time.time_ns() // 1_000_000
@@ -259,8 +264,12 @@ class People:
 
     def seat(self, person_id: str, game_id: str, seat: int) -> None:
         """Record that the person holds `seat` of `game_id`."""
-        self.redis.zadd(keys.person_seats(person_id), {f"{game_id}/{seat}": time.time_ns() // 1_000_000})
+        self.index_seat(person_id, game_id, seat)
         self.redis.hset(keys.seat_people(game_id), str(seat), person_id)
+
+    def index_seat(self, person_id: str, game_id: str, seat: int) -> None:
+        """The person's side only, written before the game's (which a join claim's script writes)."""
+        self.redis.zadd(keys.person_seats(person_id), {f"{game_id}/{seat}": time.time_ns() // 1_000_000})
 
     def unseat(self, person_id: str, game_id: str, seat: int) -> None:
         if self.holder(game_id, seat) == person_id:

@@ -187,10 +187,15 @@ class Seats:
             raise SeatError(f"game id {game_id!r} cannot go into a seat link (lowercase letters, digits and '-')")
         if type(seat) is not int or not 0 <= seat < 10_000:
             raise SeatError(f"no seat {seat!r}")
-        nonce = secrets.token_hex(16)
-        token = self._token(game_id, seat, nonce)
+        token, nonce = self.fresh(game_id, seat)
         self.redis.hset(keys.seat_tokens(game_id), mapping={str(seat): digest(token), nonce_field(seat): nonce})
         return token
+
+    def fresh(self, game_id: str, seat: int) -> tuple[str, str]:
+        """A new token for the seat and its nonce, not yet stored (a join claim stores them in its
+        own script: events/joining.py)."""
+        nonce = secrets.token_hex(16)
+        return self._token(game_id, seat, nonce), nonce
 
     def resolve(self, token: str) -> tuple[str, int] | None:
         """(game id, seat) of a valid token; None for a malformed, unknown or replaced one."""

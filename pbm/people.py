@@ -16,6 +16,7 @@ from typing import Any
 
 import core
 from events.commands import Games
+from events.joining import open_seats_of
 from events.people import FORMER_PLAYER, People, Person, PersonError, check_email, check_name, check_tz
 from events.seats import Seats
 from pbm import seating
@@ -74,6 +75,9 @@ def check_invitations(people: People, specs: list[Mapping[str, Any]], bots: Mapp
     is wrong: a person that does not exist, a bad address, name or time zone, a seat with no name."""
     found: list[Mapping[str, Any] | None] = []
     for seat, spec in enumerate(specs):
+        if spec.get("open"):
+            found.append(None)
+            continue
         try:
             if spec.get("person") is not None:
                 if seat in bots:
@@ -136,7 +140,7 @@ def holdings(games: Games, seats: Seats, people: People, person_id: str, now_ms:
     names = seats.names([(game_id, info.players) for game_id, info in infos.items()])
     running = [game_id for game_id, info in infos.items() if info.status is not None and not info.finished]
     clocks = games.store.clocks(running) if running else {}
-    waiting_for_players: dict[str, list[int]] = {}
+    waiting_for_players = open_seats_of(games.store.redis, running)
     rows = []
     for game_id, seat in held:
         info = infos.get(game_id)

@@ -105,6 +105,8 @@ def read_deal(path: str) -> dict[str, Any]:
 @click.option("--vacation-days", type=int, default=0, show_default=True, help="Days a seat may stop its clock each year.")
 @click.option("--autopilot-after", type=int, default=3, show_default=True, help="Timeouts in a row before the autopilot plays the seat until its player moves (0: never).")
 @click.option("--forced-moves", type=click.Choice(["auto", "ask"]), default="auto", show_default=True, help="A person's only legal move: played for them, or left to them (docs/orders.md).")
+@click.option("--open", "open_seats", multiple=True, type=int, metavar="SEAT", help="A seat nobody holds yet: prints the game's join link; its clock starts when every open seat is taken.")
+@click.option("--url", "base_url", metavar="URL", help="The server's public address, for the join link (default: PBM_PUBLIC_URL).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def new(
     game: str,
@@ -119,6 +121,8 @@ def new(
     vacation_days: int,
     autopilot_after: int,
     forced_moves: str,
+    open_seats: tuple[int, ...],
+    base_url: str | None,
     as_json: bool,
 ) -> None:
     """Start a game; prints its id. Bot seats (and deadlines) are played by `pbm worker`."""
@@ -133,15 +137,25 @@ def new(
         clock = settings(deadline, reminders, vacation_days, autopilot_after)
     elif reminders or vacation_days:
         raise core.SetupError("--reminders and --vacation-days need a --deadline")
+    from pbm import joining
+
+    joining.check_open(players, list(open_seats), bots)
     games_ = open_games()
-    game_id = games_.create(game, players, seed=seed, deal=deal, options=options, bots=bots, salts=salts, clock=clock, forced_moves=forced_moves)
+    game_id = games_.create(game, players, seed=seed, deal=deal, options=options, bots=bots, salts=salts, clock=clock, forced_moves=forced_moves, paused=bool(open_seats))
+    join_url = None
+    if open_seats:
+        from events.joining import Joins
+
+        join_url = joining.link(base_url, joining.open_up(games_, Joins(games_.store.redis), game_id, list(open_seats)))
     no_worker = (bool(bots) or clock is not None) and not workers_running(games_)
     if no_worker:
         warn("no worker is running: " + ("the bots will not move" if bots else "deadlines will pass unnoticed") + " until `pbm worker` runs")
     if as_json:
         clock_json = None if clock is None else {"deadline_s": clock.deadline_s, "reminders_s": list(clock.reminders_s), "vacation_days": clock.vacation_days, "autopilot_after": clock.autopilot_after}
-        return emit_json({"game_id": game_id, "game": game, "players": players, "bots": {str(s): k for s, k in bots.items()}, "clock": clock_json, "forced_moves": forced_moves, "workers_running": not no_worker})
+        return emit_json({"game_id": game_id, "game": game, "players": players, "bots": {str(s): k for s, k in bots.items()}, "clock": clock_json, "forced_moves": forced_moves, "workers_running": not no_worker, "join_url": join_url})
     click.echo(game_id)
+    if join_url:
+        click.echo(f"join link: {join_url}")
 
 
 def workers_running(games_: Any) -> bool:

@@ -54,6 +54,12 @@ def list_games(running: bool, finished: bool, waiting_for: int | None, as_json: 
         outcome = table.outcome
         outcome = None if outcome is None else outcome.to_dict()
         rows.append(row | {"seq": table.seq, "to_act": list(table.to_act), "outcome": outcome, "since_ms": None})
+    from events.joining import open_seats_of
+
+    unseated = open_seats_of(store.redis, [row["game_id"] for row in rows if row.get("outcome") is None])
+    for row in rows:
+        if row["game_id"] in unseated:  # its clock starts when they are taken
+            row["waiting_for_players"] = unseated[row["game_id"]]
     filtered = running or finished or waiting_for is not None
     if filtered:  # the index picked them; a row that did not know its status was folded above
         rows = [row for row in rows if picked(row, running, finished, waiting_for)]
@@ -85,6 +91,8 @@ def status_text(row: dict[str, Any]) -> str:
     if "unverified" in row:
         return f"imported unverified, never played: {row['unverified']}"
     outcome = row["outcome"]
+    if row.get("waiting_for_players"):
+        return "waiting for players: " + seats_text(row["waiting_for_players"]) + " open"
     if outcome is None:
         since = row.get("since_ms")
         when = "" if since is None else time.strftime(" since %Y-%m-%d %H:%M UTC", time.gmtime(since / 1000))

@@ -21,19 +21,41 @@ def open_seats():
 
 @click.command()
 @click.argument("game_id", metavar="GAME")
-@click.argument("seat", type=int)
+@click.argument("seat", type=int, required=False)
 @click.option("--url", "base_url", metavar="URL", help="The server's public address (default: PBM_PUBLIC_URL, else http://127.0.0.1:8000).")
 @click.option("--email", metavar="ADDRESS", help="Tell the seat of its turns at this address from now on; it may answer them by mail.")
+@click.option("--open", "join", is_flag=True, help="Print the game's join link instead (for its open seats).")
+@click.option("--revoke", is_flag=True, help="With --open: the join link stops working.")
 @AS_JSON
-def invite(game_id: str, seat: int, base_url: str | None, email: str | None, as_json: bool) -> None:
-    """Print a fresh link for SEAT of GAME; the seat's old link stops working at once."""
+def invite(game_id: str, seat: int | None, base_url: str | None, email: str | None, join: bool, revoke: bool, as_json: bool) -> None:
+    """Print a fresh link for SEAT of GAME (the seat's old link stops working at once), or with
+    --open the game's join link, which lets visitors claim its open seats."""
     from pbm import seating
 
+    if join or revoke:
+        return invite_open(game_id, seat, base_url, email, revoke, as_json)
+    if seat is None:
+        raise click.UsageError("give a SEAT, or --open for the join link")
     games, seats = open_seats()
     link = seating.link(base_url, seating.reinvite(games, seats, game_id, seat, email=email))
     if as_json:
         return emit_json({"game_id": game_id, "seat": seat, "url": link})
     click.echo(link)
+
+
+def invite_open(game_id: str, seat: int | None, base_url: str | None, email: str | None, revoke: bool, as_json: bool) -> None:
+    from events.joining import Joins
+    from pbm import joining
+
+    if seat is not None or email is not None:
+        raise click.UsageError("--open takes no SEAT or --email: the visitor picks a seat and gives their own")
+    games, _seats = open_seats()
+    games.table(game_id)  # UnknownGame: one line
+    token = joining.invite(Joins(games.store.redis), game_id, revoke=revoke)
+    url = None if token is None else joining.link(base_url, token)
+    if as_json:
+        return emit_json({"game_id": game_id, "join_url": url})
+    click.echo(url or f"the join link of {game_id} is revoked")
 
 
 @click.command()

@@ -20,6 +20,7 @@ from core.table import Table
 from events import keys
 from events import clock as clocks
 from events.commands import UnreadableGame
+from events.joining import open_seats_of
 from pbm import clock_control, seating, turn_report
 from pbm.web.context import Server, current
 from pbm.web.auth import admin
@@ -27,6 +28,8 @@ from pbm.web.errors import ApiError
 from pbm.web import replay_file
 from pbm.web import people as people_api
 from pbm import people as people_ops
+from pbm import joining
+from pbm.web.joining import joins_of
 from replays.log import from_store
 from replays.verify import verify
 from workers.bots import bot_seats, check_seats
@@ -47,6 +50,7 @@ class SeatSpec(Strict):
     email: Annotated[str, Field(min_length=3, max_length=320)] | None = None
     person: Annotated[str, Field(min_length=1, max_length=40)] | None = None
     tz: Annotated[str, Field(min_length=1, max_length=64)] | None = None
+    open: bool = False  # nobody's yet: a visitor with the game's join link claims it (pbm/joining.py)
     webhook: Annotated[str, Field(min_length=8, max_length=2000, pattern=r"^https?://")] | None = None
     bot: Annotated[str, Field(min_length=1, max_length=40)] | None = None
 
@@ -86,17 +90,22 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
     base = server.base_url(request)  # refused before anything is written: no game without its links
     bots = check_seats({seat: spec.bot for seat, spec in enumerate(body.seats) if spec.bot is not None})
     people = people_api.people_of(request)
+    open_seats = [seat for seat, spec in enumerate(body.seats) if spec.open]
+    joining.check_open(body.players, open_seats, bots)
     invitations = people_ops.check_invitations(people, [spec.model_dump() for spec in body.seats], bots)  # before anything is written
     clock = None
     if body.deadline is not None:
         clock = clocks.settings(body.deadline, body.reminders, body.vacation_days, body.autopilot_after)
     elif body.reminders or body.vacation_days:
         raise ApiError(422, "reminders and vacation_days need a deadline")
-    game_id = server.games.create(body.game, body.players, seed=body.seed, options=body.options, bots=bots, clock=clock, forced_moves=body.forced_moves)
+    game_id = server.games.create(body.game, body.players, seed=body.seed, options=body.options, bots=bots, clock=clock, forced_moves=body.forced_moves, paused=bool(open_seats))
     if body.spectators:
         server.seats.open_to_spectators(game_id)
     answered = []
     for seat, spec in enumerate(body.seats):
+        if spec.open:
+            answered.append({"seat": seat, "open": True})
+            continue
         webhook_secret = secrets.token_hex(32) if spec.webhook else None
         server.seats.set_contact(game_id, seat, name=spec.name, email=spec.email, webhook=spec.webhook, webhook_secret=webhook_secret)
         if seat in bots:
@@ -114,7 +123,10 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
         # The create dispatched before the seats had channels and tokens: now the first turn's
         # notification can be queued (job ids are unique, so nothing else is queued twice).
         server.games.dispatch(game_id, server.games.table(game_id))
-    return {"game_id": game_id, "game": body.game, "seats": answered, "clock": clock_control.describe(server.games, game_id) if clock else None}
+    answer = {"game_id": game_id, "game": body.game, "seats": answered, "clock": clock_control.describe(server.games, game_id) if clock else None}
+    if open_seats:
+        answer["join_url"] = joining.link(server.base_url(request), joining.open_up(server.games, joins_of(request), game_id, open_seats))
+    return answer
 
 
 def names(server: Server, game_id: str, players: int) -> list[str | None]:
@@ -144,9 +156,12 @@ def list_games(server: Server = Depends(admin)) -> dict[str, Any]:
     infos = server.games.store.games()
     seat_names = server.seats.names([(info.game_id, info.players) for info in infos])
     due = clocks_of(server, infos)
+    unseated = open_seats_of(server.games.store.redis, [info.game_id for info in infos if not info.finished])
     rows = []
     for info in infos:
         listed = {"game_id": info.game_id, "game": info.slug, "players": info.players, "created_ms": info.created_ms}
+        if info.game_id in unseated:  # its clock starts when they are taken (pbm/joining.py)
+            listed["waiting_for_players"] = unseated[info.game_id]
         if info.game_id in due:
             listed["clock"] = due[info.game_id]
         game_names = seat_names[info.game_id]
@@ -189,6 +204,7 @@ def get_game(game_id: GameId, server: Server = Depends(admin)) -> dict[str, Any]
     return {"game_id": game_id, "game": table.game.slug, "players": table.players} | status(server, game_id, table, seat_names) | {
         "seats": seats,
         "spectators": server.seats.spectators_allowed(game_id),
+        "waiting_for_players": open_seats_of(server.games.store.redis, [game_id]).get(game_id, []),
         "clock": clock_control.describe(server.games, game_id),
         "view": table.view(None),
     }

@@ -33,6 +33,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 
 import core
 from events import keys
+from events.joining import open_seats_of
 from events.store import Conflict
 from pbm import clock_control, turn_report
 from pbm.rules import notes as rules_notes
@@ -169,6 +170,9 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str]) -> str:
     notice = NOTICES.get(said.get("notice") or "")
     if said.get("played") and not notice:
         notice = f"You played {said['played'][:200]}."
+    unseated = open_seats_of(server.seats.redis, [game_id]).get(game_id)
+    if unseated and not notice:  # pbm/joining.py: the clock starts when they are taken
+        notice = f"Waiting for players: seat{'s' if len(unseated) != 1 else ''} {', '.join(map(str, unseated))} {'are' if len(unseated) != 1 else 'is'} open."
     return render_page(
         me["view"],
         game_id=game_id,

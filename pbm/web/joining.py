@@ -1,0 +1,134 @@
+"""Join links on the web: the visitor's page (/join/{join token}: a form for a name, an optional
+address and a seat; works without JavaScript), its JSON twin (POST /api/join, the join token as
+bearer) and the operator's join link shown again or revoked (/api/games/{id}/join-link). Every
+operation is pbm.joining's, as the CLI's are; this module reads requests and shapes answers.
+
+A claim answers the seat's link and the person's link once, on the page that the form's POST
+returns (no redirect: the links would go into a URL), never cached and sent nowhere else.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import parse_qsl
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import HTMLResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials
+from pydantic import BaseModel, ConfigDict, Field, StrictStr
+
+from events.joining import JoinRefused, Joins
+from events.people import PersonError
+from pbm import joining
+from pbm import people as people_ops
+from pbm.web.auth import admin, bearer, token_of, unauthorized
+from pbm.web.context import Server, current
+from pbm.web.errors import ApiError
+from pbm.web.pages import STATIC_PATH, not_a_seat, secured
+from pbm.web.people import people_of
+from pbm.web.render import environment
+
+router = APIRouter()
+
+
+def joins_of(request: Request) -> Joins:
+    """The join store of this app, made once (it keeps the site's link key and its script)."""
+    state = request.app.state
+    found = getattr(state, "pbm_joins", None)
+    if found is None:
+        found = state.pbm_joins = Joins(current(request).seats.redis)
+    return found
+
+
+class Join(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[StrictStr, Field(max_length=2000)]
+    email: Annotated[StrictStr, Field(max_length=2000)] | None = None
+    seat: Annotated[int, Field(ge=0, le=9999)] | None = None
+
+
+def claimed(request: Request, token: str, name: str, email: str | None, seat: int | None) -> dict[str, Any]:
+    """The claim, and what it answers: the seat's link and the person's."""
+    server = current(request)
+    try:
+        joined = joining.claim(server.games, server.seats, people_of(request), joins_of(request), token, name, email, seat)
+    except JoinRefused as refused:
+        raise ApiError(409 if refused.taken else 404, str(refused)) from None
+    seat_token = joined.claimed.token
+    return {
+        "game_id": joined.claimed.game_id,
+        "seat": joined.claimed.seat,
+        "name": joined.person.name,
+        "token": seat_token,
+        "url": server.link(request, seat_token),
+        "person": joined.person.id,
+        "person_token": joined.person_token,
+        "person_url": people_ops.link(server.base_url(request), joined.person_token),
+        "open_seats_left": joined.claimed.left,
+    }
+
+
+@router.post("/api/join", status_code=201, summary="Claim an open seat with a game's join link (its token as bearer)")
+def api_join(body: Join, request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> dict[str, Any]:
+    token = token_of(credentials)
+    if not token or joins_of(request).game_of(token) is None:
+        raise unauthorized(joining.LINK_GONE)
+    return claimed(request, token, body.name, body.email, body.seat)
+
+
+@router.post("/api/games/{game_id}/join-link", summary="The game's join link (again, or anew once revoked)")
+def join_link(game_id: str, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
+    server.games.table(game_id)  # UnknownGame -> 404
+    token = joining.invite(joins_of(request), game_id)
+    return {"game_id": game_id, "open_seats": joins_of(request).open_seats(game_id), "join_url": joining.link(server.base_url(request), token)}
+
+
+@router.delete("/api/games/{game_id}/join-link", summary="Revoke the game's join link")
+def revoke_join_link(game_id: str, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
+    server.games.table(game_id)
+    joining.invite(joins_of(request), game_id, revoke=True)
+    return {"game_id": game_id, "join_url": None, "open_seats": joins_of(request).open_seats(game_id)}
+
+
+def join_page(request: Request, token: str, status: int = 200, refusal: str | None = None, name: str = "", email: str = "") -> Response:
+    joins = joins_of(request)
+    game_id = joins.game_of(token)
+    if game_id is None:
+        return not_a_seat(404, joining.LINK_GONE)
+    table = current(request).games.table(game_id)
+    html = environment.get_template("join.html").render(
+        title=table.game.title, game_id=game_id, players=table.players, open_seats=joins.open_seats(game_id),
+        names=current(request).seats.names([(game_id, table.players)])[game_id],
+        action=f"/join/{token.strip().lower()}", refusal=refusal, name=name, email=email, joined=None, static=STATIC_PATH,
+    )
+    return secured(HTMLResponse(html, status_code=status))
+
+
+@router.get("/join/{token}", response_class=HTMLResponse, include_in_schema=False)
+def get_join(token: str, request: Request) -> Response:
+    return join_page(request, token)
+
+
+@router.post("/join/{token}", include_in_schema=False)
+async def post_join(token: str, request: Request) -> Response:
+    """The join form: the page with the seat's and the person's links, or the form again with the
+    refusal (a bad name or address: 422; the seat taken meanwhile: 409)."""
+    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        return not_a_seat(403, "a join form must come from its own page")
+    fields = dict(parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True))
+    name, email, seat = fields.get("name", ""), fields.get("email", "").strip() or None, fields.get("seat", "")
+    chosen = int(seat) if seat.isdigit() and len(seat) <= 4 else None
+    try:
+        answer = claimed(request, token, name, email, chosen)
+    except (ApiError, PersonError) as refused:
+        status = refused.status if isinstance(refused, ApiError) else 422
+        message = refused.message if isinstance(refused, ApiError) else str(refused)
+        if status == 404:
+            return not_a_seat(404, message)
+        return join_page(request, token, status, message, name[:100], (email or "")[:254])
+    table = current(request).games.table(answer["game_id"])
+    html = environment.get_template("join.html").render(
+        title=table.game.title, game_id=answer["game_id"], players=table.players, open_seats=[], names=[],
+        action="", refusal=None, name="", email="", joined=answer, static=STATIC_PATH,
+    )
+    return secured(HTMLResponse(html, status_code=201))

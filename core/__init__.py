@@ -24,6 +24,9 @@ from core.contract import (
     IllegalMove,
     OptionValue,
     Outcome,
+    SaltGiven,
+    SaltsAwaited,
+    SaltsClosed,
     SeedRevealed,
     SetupError,
     TurnTimedOut,
@@ -46,6 +49,9 @@ __all__ = [
     "IllegalMove",
     "Outcome",
     "Rng",
+    "SaltGiven",
+    "SaltsAwaited",
+    "SaltsClosed",
     "SeedRevealed",
     "SetupError",
     "Table",
@@ -73,10 +79,13 @@ def new_table(
     deal: Mapping[str, Any] | None = None,
     options: Mapping[str, OptionValue] | None = None,
     salts: Iterable[str] = (),
+    salt_seats: Iterable[int] = (),
 ) -> Table:
     """A new table of `game` for `players`, dealt from `seed` (or exactly as `deal` says); the
-    players' `salts`, if any, are mixed with the seed into every random step."""
-    return _table.new_table(get_game(game), players, seed, deal=deal, options=options, salts=salts)
+    players' `salts`, if any, are mixed with the seed into every random step. With `salt_seats`
+    the opening deal waits for a salt from each of those seats, given after the seed's
+    commitment (Table.salted; Table.closed_salts at the deadline)."""
+    return _table.new_table(get_game(game), players, seed, deal=deal, options=options, salts=salts, salt_seats=salt_seats)
 
 
 def replay_table(game: str, events: Iterable[Any], seed: int | None = None) -> Table:

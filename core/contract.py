@@ -152,9 +152,44 @@ class TurnTimedOut:
 
 
 CLOCK_EVENTS: tuple[type, ...] = (ClockSet, ClockPaused, ClockResumed, DeadlineExtended, VacationTaken, TurnTimedOut)
+
+
+# Late salts (core/salts.py): the players' entropy, given after GameStarted has committed to the
+# seed, which the opening deal waits for, so a server cannot draw seeds until it likes the deal.
+
+
+@attrs.frozen
+class SaltsAwaited:
+    """Recorded right after GameStarted: the opening deal waits for a salt from each of these seats."""
+
+    kind: ClassVar[str] = "pbm.salts_awaited"
+    seats: tuple[int, ...]
+
+
+@attrs.frozen
+class SaltGiven:
+    """One seat's salt, mixed with the seed (and the other salts) into every random step."""
+
+    kind: ClassVar[str] = "pbm.salt_given"
+    seat: int
+    salt: str
+
+
+@attrs.frozen
+class SaltsClosed:
+    """No more salts: every awaited one is in, or the salt deadline passed and the `silent` seats
+    add nothing to the key. The opening deal follows at once, in the same append."""
+
+    kind: ClassVar[str] = "pbm.salts_closed"
+    silent: tuple[int, ...] = ()
+
+
+SALT_EVENTS: tuple[type, ...] = (SaltsAwaited, SaltGiven, SaltsClosed)
 # Recorded by the shell between commands, nobody's move: they neither start a turn nor belong to
 # the command before them (replays.log's command bounds, verify's opening).
-SHELL_EVENTS: tuple[type, ...] = (BotsSeated, *CLOCK_EVENTS)
+# The salts' events are the shell's too: nobody's move, and no turn begins with them (the first
+# turn begins with the opening deal that follows SaltsClosed).
+SHELL_EVENTS: tuple[type, ...] = (BotsSeated, *CLOCK_EVENTS, *SALT_EVENTS)
 LIFECYCLE_EVENTS: tuple[type, ...] = (GameStarted, SeedRevealed, *SHELL_EVENTS)
 
 

@@ -20,6 +20,9 @@ from core.contract import (
     IllegalMove,
     OptionValue,
     Outcome,
+    SaltGiven,
+    SaltsAwaited,
+    SaltsClosed,
     SeedRevealed,
     SetupError,
     TurnTimedOut,
@@ -27,6 +30,7 @@ from core.contract import (
 )
 from core.bounds import check_move_text, check_salts, check_value
 from core.rng import NoRng, Rng, commitment, seed_from_hex, seed_hex
+from core.salts import Salting, check_salt, check_salt_seats, refusal, salting_after, salting_of, seats_text
 
 
 class Unknown:
@@ -54,6 +58,7 @@ class Table:
         seed: int | None,
         bots: dict[int, str] | None = None,
         clock: ClockSet | None | type[Unknown] = Unknown,
+        salting: Salting | None | type[Unknown] = Unknown,
     ) -> None:
         self.game = game
         # Any sequence of the events with `extend` and `copy`: events.snapshots gives one that
@@ -64,9 +69,10 @@ class Table:
         self._bots = bots
         self._clock = clock  # the clock's settings (ClockSet), kept like the bots; Unknown until looked for
         self._marks = [(len(events), state)]  # (seq, the state after seq events), oldest first
+        self._salting = salting  # the late salts (core.salts), Unknown until looked for
 
     def copy(self) -> Table:
-        twin = Table(self.game, self.events.copy(), self.state, self.seed, self._bots, self._clock)
+        twin = Table(self.game, self.events.copy(), self.state, self.seed, self._bots, self._clock, self._salting)
         twin._marks = self._marks.copy()
         return twin
 
@@ -76,6 +82,25 @@ class Table:
         if self._clock is Unknown:
             self._clock = clock_of(self.events)
         return self._clock
+
+    @property
+    def salting(self) -> Salting | None:
+        """The late salts so far; None for a game dealt at creation."""
+        if self._salting is Unknown:
+            self._salting = salting_of(self.events)
+        return self._salting
+
+    @property
+    def waiting_for_salts(self) -> tuple[int, ...]:
+        """The seats whose salt the opening deal still waits for; () once dealt (or never asked)."""
+        salting = self.salting
+        return () if salting is None or salting.closed else salting.missing
+
+    @property
+    def salts(self) -> tuple[str, ...]:
+        """What the key mixes with the seed: GameStarted's salts, then the late salts by seat."""
+        salting = self.salting
+        return self.started.salts + (() if salting is None else salting.salts)
 
     @property
     def bots(self) -> dict[int, str]:
@@ -99,6 +124,9 @@ class Table:
 
     @property
     def to_act(self) -> tuple[int, ...]:
+        salting = self.salting
+        if salting is not None and salting.waiting:
+            return ()  # nobody moves before the deal
         return self.game.to_act(self.state)
 
     @property
@@ -107,7 +135,10 @@ class Table:
 
     def rng(self) -> Rng | NoRng:
         """The generator for the next command: derived from (seed, seq of its first event)."""
-        return NoRng() if self.seed is None else Rng(self.seed, self.seq, self.started.salts)
+        return self.rng_at(self.seq)
+
+    def rng_at(self, seq: int, salts: tuple[str, ...] | None = None) -> Rng | NoRng:
+        return NoRng() if self.seed is None else Rng(self.seed, seq, self.salts if salts is None else salts)
 
     def check_seat(self, seat: int) -> None:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
@@ -129,6 +160,9 @@ class Table:
         self.check_seat(seat)
         if self.outcome is not None:
             raise IllegalMove("the game is over")
+        salting = self.salting
+        if salting is not None and salting.waiting:
+            raise IllegalMove(f"the game waits for salts before its opening deal (from {seats_text(salting.missing)}): no moves yet")
         if seat not in self.to_act:
             waiting = ", ".join(str(s) for s in self.to_act)
             raise IllegalMove(f"it is not seat {seat}'s turn (waiting for seat {waiting})")
@@ -139,6 +173,41 @@ class Table:
             state = self.game.evolve(state, event)
         if self.game.outcome(state) is not None and self.seed is not None:
             events.append(SeedRevealed(seed_hex(self.seed)))  # folds to the same state
+        return events, state
+
+    def salted(self, seat: int, salt: Any) -> tuple[list[Any], Any]:
+        """The events of `seat`'s salt and the state they lead to: with the last awaited salt,
+        the salts close and the opening deal follows (IllegalMove, one line, if refused)."""
+        self.check_seat(seat)
+        check_salt(salt)
+        why = refusal(self.salting, seat)
+        if why is not None:
+            raise IllegalMove(why)
+        return self._deal_when_closed([SaltGiven(seat=seat, salt=salt)])
+
+    def closed_salts(self) -> tuple[list[Any], Any]:
+        """The salt deadline: the collection closes as it stands, the seats that gave none are
+        silent (they add nothing to the key: a salt the server chose for them now, having seen the
+        others', would let it pick among deals), and the opening deal follows."""
+        salting = self.salting
+        if salting is None or salting.closed:
+            raise IllegalMove(refusal(salting, 0) or "")
+        return self._deal_when_closed([SaltsClosed(silent=salting.missing)])
+
+    def _deal_when_closed(self, events: list[Any]) -> tuple[list[Any], Any]:
+        after = salting_after(self.salting, events)
+        if after is not None and not after.closed and after.missing:
+            return events, self.state
+        if after is not None and not after.closed:
+            events.append(SaltsClosed())
+            after = salting_after(after, events[-1:])
+        started = self.started
+        # The deal draws at its own first seq, with the key of every salt now in.
+        rng = self.rng_at(self.seq + len(events), started.salts + after.salts)
+        state = self.state
+        for event in self.game.setup(started.players, dict(started.options), None, rng):
+            events.append(event)
+            state = self.game.evolve(state, event)
         return events, state
 
     def play(self, seat: int, text: str) -> list[Any]:
@@ -164,6 +233,8 @@ class Table:
             self._bots = bots_after(self._bots, events)
         if self._clock is not Unknown:
             self._clock = next((e for e in reversed(events) if isinstance(e, ClockSet)), self._clock)
+        if self._salting is not Unknown:
+            self._salting = salting_after(self._salting, events)
 
     def extend(self, events: Iterable[Any]) -> None:
         """Apply events already decided (from the log); never validates the rules, but an event
@@ -214,6 +285,10 @@ class Table:
         if clash:
             raise TypeError(f"{self.game.slug}'s view must not set the common keys {sorted(clash)}")
         view.update(own)
+        waiting = self.waiting_for_salts
+        if waiting:  # said plainly while nobody can move: whose salt the deal waits for
+            view["status"] = "waiting for salts"
+            view["waiting_for_salts"] = list(waiting)
         return view
 
     def narrate(self, seat: int | None = None, start: int = 0) -> list[tuple[int, str]]:
@@ -289,6 +364,14 @@ def narrate(game: Game, state: Any, event: Any, seat: int | None) -> str:
         if not event.bots:
             return "people play every seat"
         return "bots play " + ", ".join(f"seat {seat} ({kind})" for seat, kind in event.bots)
+    if isinstance(event, SaltsAwaited):
+        return f"the opening deal waits for a salt from {seats_text(event.seats)}"
+    if isinstance(event, SaltGiven):
+        return f"seat {event.seat} gave its salt"
+    if isinstance(event, SaltsClosed):
+        if event.silent:
+            return f"the salt deadline passed: {seats_text(event.silent)} gave none (they add nothing to the key); the cards are dealt"
+        return "every salt is in: the cards are dealt"
     if isinstance(event, SHELL_EVENTS):
         return narrate_clock(event)
     return game.narrate(state, event, seat)
@@ -349,6 +432,7 @@ def new_table(
     deal: Mapping[str, Any] | None = None,
     options: Mapping[str, OptionValue] | None = None,
     salts: Iterable[str] = (),
+    salt_seats: Iterable[int] = (),
 ) -> Table:
     if not isinstance(players, int) or not game.min_players <= players <= game.max_players:
         raise SetupError(
@@ -368,8 +452,17 @@ def new_table(
         raise SetupError(f"a deal is a mapping, not {type(deal).__name__}")
     if deal is not None:
         check_value(deal, "the deal")
+    try:
+        awaited = check_salt_seats(salt_seats, players)
+    except ValueError as error:
+        raise SetupError(str(error)) from None
+    if awaited and deal is not None:
+        raise SetupError("a game given an exact deal draws no opening deal: it takes no late salts")
     table = Table(game, [], None, seed)
     table.extend([started])
+    if awaited:  # the opening deal waits for these seats' salts (Table.salted)
+        table.extend([SaltsAwaited(seats=awaited)])
+        return table
     table.extend(game.setup(players, chosen, deal, table.rng()))
     return table
 

@@ -75,10 +75,12 @@ class Submitted:
     duplicate: bool  # the command id had been seen: nothing new was appended
 
 
-def status_of(game: core.Game, state: Any, bots: Mapping[int, str], since_ms: int) -> Status:
-    """The row's changing part for a game at `state` with these bot seats."""
+def status_of(game: core.Game, state: Any, bots: Mapping[int, str], since_ms: int, waiting: bool = False) -> Status:
+    """The row's changing part for a game at `state` with these bot seats; `waiting`: for salts
+    (nobody is to act before the deal)."""
     outcome = game.outcome(state)
-    return Status(tuple(game.to_act(state)), None if outcome is None else outcome.to_dict(), since_ms, tuple(sorted(bots)))
+    to_act = () if waiting else tuple(game.to_act(state))
+    return Status(to_act, None if outcome is None else outcome.to_dict(), since_ms, tuple(sorted(bots)), "salts" if waiting else "")
 
 
 def bots_seated(bots: Mapping[int, str], players: int) -> core.BotsSeated:
@@ -167,6 +169,7 @@ class Games:
         clock: core.ClockSet | None = None,
         forced_moves: str = "auto",
         paused: bool = False,
+        salt_seats: Iterable[int] = (),
     ) -> str:
         """A new game in the log; returns its id. The seed is secret: only its commitment is logged.
 
@@ -177,12 +180,14 @@ class Games:
         `bots` (seat -> bot kind) is recorded as a BotsSeated event in the same append; which kinds
         exist is the workers' business (workers.bots checks them before calling this). `clock`
         (events.clock.settings) is recorded after it, in the same append, and with `paused` a
-        ClockPaused right after (a game with open seats: its clock starts when they are taken).
+        ClockPaused right after (a game with open seats: its clock starts when they are taken). With
+        `salt_seats` the opening deal waits for those seats' salts (give_salt; close_salts at the
+        deadline).
         """
         if forced_moves not in FORCED_MOVES:
             raise core.SetupError(f"forced_moves is {' or '.join(FORCED_MOVES)}, not {forced_moves!r}")
         seed = secrets.randbits(256) if seed is None else seed
-        table = core.new_table(slug, players=players, seed=seed, deal=deal, options=options, salts=salts)
+        table = core.new_table(slug, players=players, seed=seed, deal=deal, options=options, salts=salts, salt_seats=salt_seats)
         if bots:
             table.extend([bots_seated(bots, players)])
         if clock is not None:
@@ -190,7 +195,7 @@ class Games:
         while True:
             new_id = game_id or f"{slug}-{secrets.token_hex(4)}"
             sealed, raws = self._seal(new_id, 0, envelope.GENESIS, table.events, None, None, None)
-            status = status_of(table.game, table.state, table.bots, sealed[-1].time_ms)
+            status = status_of(table.game, table.state, table.bots, sealed[-1].time_ms, bool(table.waiting_for_salts))
             try:
                 self.store.create(new_id, slug, players, sealed[0].time_ms, seed, raws, status, clocked=clock is not None, forced_moves=forced_moves)
             except Conflict:
@@ -319,8 +324,8 @@ class Games:
         a timeout), nobody's move, then dispatch. A repeated `command_id` appends nothing again;
         with `expected_seq` a log that moved on raises Conflict (a check made on the log as it was
         still holds). SetupError for a game over."""
-        if not isinstance(event, core.contract.SHELL_EVENTS):
-            raise TypeError(f"{type(event).__name__} is not one of the shell's events")
+        if not isinstance(event, core.contract.SHELL_EVENTS) or isinstance(event, core.contract.SALT_EVENTS):
+            raise TypeError(f"{type(event).__name__} is not one of the shell's events that record takes (salts: give_salt)")
         check_command_id(command_id)
         conflict = None
         for _attempt in range(RETRIES):
@@ -331,6 +336,37 @@ class Games:
                 return self._done_or_raise(game_id, command_id, core.SetupError(f"game {game_id} is over"))
             try:
                 return self._write(game_id, table, last_hash, [event], table.state, None, None, command_id)
+            except Conflict as lost:
+                if expected_seq is not None:
+                    raise
+                conflict = lost
+        raise conflict
+
+    @one_game_at_a_time
+    def give_salt(self, game_id: str, seat: int, salt: str, check: TokenCheck | None = None) -> Submitted:
+        """Append `seat`'s salt for the opening deal, and the deal with it when it is the last one
+        awaited (core.Table.salted). IllegalMove, nothing appended, for a bad salt, a second one
+        from the seat, or a game that takes none (or is dealt); `check` as in submit."""
+        return self._salt(game_id, lambda table: table.salted(seat, salt), None, check)
+
+    @one_game_at_a_time
+    def close_salts(self, game_id: str, expected_seq: int | None = None) -> Submitted:
+        """The salt deadline: close the salts as they stand and deal (core.Table.closed_salts).
+        A repeated close appends nothing again (command id `salts-closed`)."""
+        return self._salt(game_id, lambda table: table.closed_salts(), expected_seq, None, "salts-closed")
+
+    def _salt(self, game_id, decide, expected_seq, check, command_id=None) -> Submitted:
+        conflict = None
+        for _attempt in range(RETRIES):
+            table, last_hash = self._load(game_id, known_at=expected_seq)
+            if expected_seq is not None and expected_seq != table.seq:
+                return self._done_or_raise(game_id, command_id, Conflict(game_id, expected_seq, table.seq))
+            try:
+                new_events, state = decide(table)
+            except core.IllegalMove as refusal:
+                return self._done_or_raise(game_id, command_id, refusal)
+            try:  # nobody's move: the seat that salted is named in its SaltGiven
+                return self._write(game_id, table, last_hash, new_events, state, None, None, command_id, check)
             except Conflict as lost:
                 if expected_seq is not None:
                     raise
@@ -376,7 +412,8 @@ class Games:
     def _append(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None, origin=None) -> tuple[Submitted, Appended]:
         """One command's append, as `_write` describes it, without what follows it."""
         sealed, raws = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id, origin)
-        status = status_of(table.game, state, bots_after(table.bots, new_events), sealed[0].time_ms)
+        waiting = bool(table.waiting_for_salts) and not any(isinstance(event, core.SaltsClosed) for event in new_events)
+        status = status_of(table.game, state, bots_after(table.bots, new_events), sealed[0].time_ms, waiting)
         # The index is in other slots than the game: entries are added before the append and
         # removed after it, so a crash in between leaves one too many, which readers drop.
         ends = status.outcome is not None
@@ -422,7 +459,7 @@ class Games:
         """One game's row and index entries, from its log."""
         table = self._load(game_id)[0]
         first, last = self.store.read(game_id, 0, 0)[0], self.store.read(game_id, table.seq - 1)[-1]
-        status = status_of(table.game, table.state, table.bots, last.time_ms)
+        status = status_of(table.game, table.state, table.bots, last.time_ms, bool(table.waiting_for_salts))
         # A row for fewer events than the log now holds is not written: the move that came in
         # meanwhile wrote a newer one itself.
         self.store.set_row(game_id, table.game.slug, table.players, first.time_ms, table.seq, status)
@@ -521,7 +558,7 @@ class Games:
             newer = self.store.read(game_id, snapshot.seq - 1)
             if newer and newer[0].seq == snapshot.seq - 1 and newer[0].hash == snapshot.hash:
                 history = snapshots.History(started, snapshot.seq, [], partial(self._events_before, game_id, snapshot))
-                table = Table(game, history, snapshot.state, seed, snapshot.bots, snapshot.clock)
+                table = Table(game, history, snapshot.state, seed, snapshot.bots, snapshot.clock, snapshot.salting)
                 table.extend(env.event for env in newer[1:])
                 check_holds_together(table)
                 return self._folded(game_id, table, newer[-1].hash, folded=len(newer) - 1)

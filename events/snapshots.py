@@ -1,7 +1,7 @@
 """Snapshots: a game's folded state saved beside its log, a disposable cache so that a cold read
 folds only the events after it. Never the truth: replays and `pbm replay verify` never read one.
 
-One per game (keys.snapshot), msgpack [SCHEMA, rules version, seq, hash, state, bots, clock]: the state
+One per game (keys.snapshot), msgpack [SCHEMA, rules version, seq, hash, state, bots, clock, salting]: the state
 after the events before `seq`, encoded by the codec's converter; `hash` is the log's hash of event
 seq - 1. A reader uses it only if the game's rules version is the same and the log still has that
 hash at that seq; a missing, stale or undecodable snapshot is ignored (the log is folded instead).
@@ -16,11 +16,15 @@ import attrs
 import cattrs.errors
 
 import core
+from core.salts import Salting
 from core.table import Table
 from events import codec
 from events.codec import DecodeError
 
-SCHEMA = 2  # 2: the clock's settings (None, or a ClockSet's data) after the bots
+# 2: the clock's settings (None, or a ClockSet's data) after the bots; 3: the late salts after it
+# (None, or core.salts.Salting's data), which every later draw's key needs: a snapshot of schema 2
+# is a miss (one cold read of the whole log), never read as a game without salts.
+SCHEMA = 3
 EVERY = 64  # events between snapshots: the most a cold read folds, whatever the game's length
 
 
@@ -31,13 +35,15 @@ class Snapshot:
     state: Any
     bots: dict[int, str]
     clock: core.ClockSet | None = None
+    salting: Salting | None = None
 
 
 def encode(table: Table, last_hash: bytes) -> bytes:
     bots = sorted(table.bots.items())
     state = codec.converter.unstructure(table.state)
     clock = None if table.clock is None else codec.converter.unstructure(table.clock)
-    return codec.pack([SCHEMA, table.game.rules_version, table.seq, last_hash, state, bots, clock])
+    salting = None if table.salting is None else codec.converter.unstructure(table.salting)
+    return codec.pack([SCHEMA, table.game.rules_version, table.seq, last_hash, state, bots, clock, salting])
 
 
 def decode(game: core.Game, started: core.GameStarted, raw: bytes | None) -> Snapshot | None:
@@ -45,12 +51,13 @@ def decode(game: core.Game, started: core.GameStarted, raw: bytes | None) -> Sna
     if raw is None:
         return None
     try:
-        schema, rules_version, seq, last_hash, state, bots, clock = codec.unpack(raw)
+        schema, rules_version, seq, last_hash, state, bots, clock, salting = codec.unpack(raw)
         if schema != SCHEMA or rules_version != game.rules_version or type(seq) is not int or seq < 1:
             return None
         state = codec.converter.structure(state, state_type(game, started.players, started.options))
         clock = None if clock is None else codec.converter.structure(clock, core.ClockSet)
-        return Snapshot(seq, last_hash, state, {int(seat): str(kind) for seat, kind in bots}, clock)
+        salting = None if salting is None else codec.converter.structure(salting, Salting)
+        return Snapshot(seq, last_hash, state, {int(seat): str(kind) for seat, kind in bots}, clock, salting)
     except (DecodeError, ValueError, TypeError, KeyError, AttributeError, cattrs.errors.CattrsError):
         return None  # a bad cache entry is a miss
 

@@ -129,6 +129,7 @@ class Status:
     outcome: dict[str, list[int]] | None  # {"scores": [...], "winners": [...]} once over
     since_ms: int  # when the last append happened: since then the game waits for `to_act`
     bots: tuple[int, ...] = ()  # the seats a bot plays
+    waiting: str = ""  # "salts" while the opening deal waits for the players' salts (to_act is empty)
 
     @property
     def waiting_on_bot(self) -> bool:
@@ -136,7 +137,7 @@ class Status:
 
     def fields(self) -> list[str | int]:
         outcome = "" if self.outcome is None else json.dumps(self.outcome, separators=(",", ":"))
-        return ["to_act", seats_text(self.to_act), "outcome", outcome, "since", self.since_ms, "bots", seats_text(self.bots)]
+        return ["to_act", seats_text(self.to_act), "outcome", outcome, "since", self.since_ms, "bots", seats_text(self.bots), "waiting", self.waiting]
 
 
 @attrs.frozen
@@ -159,19 +160,19 @@ class GameInfo:
     @classmethod
     def from_row(cls, game_id: str, row: list[bytes | None]) -> GameInfo | None:
         """From the values of ROW_FIELDS; None if the game has no row."""
-        slug, players, created, seq, to_act, outcome, since, bots, unverified = row
+        slug, players, created, seq, to_act, outcome, since, bots, unverified, waiting = row
         if slug is None:
             return None
         status = None
         if to_act is not None:
-            status = Status(seats(to_act), json.loads(outcome) if outcome else None, int(since), seats(bots))
+            status = Status(seats(to_act), json.loads(outcome) if outcome else None, int(since), seats(bots), (waiting or b"").decode())
         length = None if seq is None else int(seq)
         reason = None if unverified is None else unverified.decode()
         return cls(game_id, slug.decode(), int(players), int(created), length, status, reason)
 
 
 # `unverified` is a copy, for the list, of the mark keys.unverified holds for the append script.
-ROW_FIELDS = ("slug", "players", "created", "seq", "to_act", "outcome", "since", "bots", "unverified")
+ROW_FIELDS = ("slug", "players", "created", "seq", "to_act", "outcome", "since", "bots", "unverified", "waiting")
 
 
 def seats_text(seats: tuple[int, ...]) -> str:

@@ -3,7 +3,10 @@
 Re-adjudication re-decides every recorded command on the state before it, with the rng the
 command path used (core.Table.decide: Rng(seed, seq of the command's first event), plus the
 SeedRevealed it appends when the game ends) and requires exactly the recorded events. The opening
-events are re-derived with game.setup and Rng(seed, 1, salts), as core.table.new_table does. Without the
+events are re-derived with game.setup and Rng(seed, 1, salts), as core.table.new_table does; in a
+game whose deal waited for late salts (core.salts), the salts' order is checked first (commitment,
+then every salt, then SaltsClosed, then the deal) and the deal is re-derived at its own first seq
+with the key of those salts, as core.Table.salted does. Without the
 seed (a game still running) a command that draws randomness cannot be re-decided: it is reported
 as unchecked, not as a failure.
 """
@@ -16,7 +19,7 @@ import attrs
 
 import core
 from core.contract import SHELL_EVENTS
-from core.rng import Rng
+from core.salts import order_problems, salting_of, seats_text
 from core.table import Table
 from events import codec
 from replays.log import BadLog, Log
@@ -89,6 +92,7 @@ def verify(log: Log, seed: int | None = None) -> Report:
     try:
         seed, seed_finding = _seed(log, seed)
         findings.append(seed_finding)
+        findings.extend(_salts(log))
         findings.append(_opening(log, seed))
         rulings = _rulings(log, seed)
         findings.extend(_commands_finding(log, rulings, seed))
@@ -128,29 +132,56 @@ def _seed(log: Log, secret: int | None) -> tuple[int | None, Finding]:
     return None, Finding(NOTE, "seed", "not revealed yet (the game is running): random outcomes cannot be checked")
 
 
+def _salts(log: Log) -> list[Finding]:
+    """The late salts' order (none for a game dealt at creation): the seed committed before any
+    salt was given, and every salt in before the deal."""
+    salting = salting_of(log.events)
+    if salting is None:
+        return []
+    problems = order_problems(log.events)
+    if problems:
+        seq, problem = problems[0]
+        return [Finding(FAIL, "salts", problem, seq)]
+    if salting.waiting:
+        return [Finding(NOTE, "salts", f"the deal still waits for {seats_text(salting.missing)}; the seed was committed at seq 0, before every salt")]
+    silent = f"; silent at the deadline: {seats_text(salting.silent)}" if salting.silent else ""
+    return [Finding(OK, "salts", f"the seed was committed at seq 0, before the {len(salting.given)} salts; the deal came after them{silent}")]
+
+
+def deal_start(events: list[Any]) -> int:
+    """The seq of the opening deal's first event: 1, or right after SaltsClosed when it waited."""
+    return next((seq + 1 for seq, event in enumerate(events) if isinstance(event, core.SaltsClosed)), 1)
+
+
 def _opening(log: Log, seed: int | None) -> Finding:
     first_command = next((first for first, _count in log.commands()), len(log.events))
+    salting = salting_of(log.events)
+    if salting is not None and salting.waiting:
+        return Finding(NOTE, "opening", "not dealt yet: the deal waits for the players' salts")
+    start = deal_start(log.events)
     # BotsSeated says who is a program and ClockSet what the clock is, not what the rules dealt:
     # the shell's events are no part of the setup.
-    recorded = [e for e in log.events[1:first_command] if not isinstance(e, SHELL_EVENTS)]
+    recorded = [e for e in log.events[start:first_command] if not isinstance(e, SHELL_EVENTS)]
     started = log.started
     if started.fixed_deal:
         return Finding(NOTE, "opening", f"seqs 1 to {first_command - 1} are a deal given at creation, not drawn from the seed")
-    rng = Rng(seed, 1, started.salts) if seed is not None else core.rng.NoRng()
+    rng = log.table(start - 1, seed).rng_at(start) if seed is not None else core.rng.NoRng()
     try:
         derived = list(log.game.setup(started.players, dict(started.options), None, rng))
     except ValueError as error:
         if seed is None:
             return Finding(NOTE, "opening", "not checked: the deal draws from the seed, which is not revealed")
         return Finding(FAIL, "opening", f"setup refuses this game's start: {error}", 0)
-    mismatch = _mismatch(derived, recorded, 1)
+    mismatch = _mismatch(derived, recorded, 0)
     if mismatch is not None:  # name the seq in the log, not the index among the dealt events
-        seqs = [seq for seq in range(1, first_command) if not isinstance(log.events[seq], SHELL_EVENTS)]
-        index, what = mismatch[0] - 1, mismatch[1]
+        seqs = [seq for seq in range(start, first_command) if not isinstance(log.events[seq], SHELL_EVENTS)]
+        index, what = mismatch
         mismatch = (seqs[index] if index < len(seqs) else first_command, what)
     if mismatch is None:
         source = "the seed" if seed is not None else "the rules (no randomness)"
-        return Finding(OK, "opening", f"seqs 1 to {first_command - 1} re-derived from {source}")
+        if seed is not None and salting is not None:
+            source = "the seed and the players' salts"
+        return Finding(OK, "opening", f"seqs {start} to {first_command - 1} re-derived from {source}")
     seq, what = mismatch
     return Finding(FAIL, "opening", f"the deal is not the one the seed gives ({what})", seq)
 

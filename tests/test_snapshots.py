@@ -75,10 +75,10 @@ def test_a_bad_snapshot_is_ignored_and_replaced(games: Games, store: Store, dama
     game_id = long_game(games, seed=3)
     key = keys.snapshot(game_id)
     good = store.redis.get(key)
-    schema, rules, seq, last_hash, state, bots, clock = snapshots.codec.unpack(good)
+    schema, rules, seq, last_hash, state, bots, clock, salting = snapshots.codec.unpack(good)
     bad = {
-        "stale hash": snapshots.codec.pack([schema, rules, seq, bytes(32), state, bots, clock]),
-        "other rules": snapshots.codec.pack([schema, rules + 1, seq, last_hash, state, bots, clock]),
+        "stale hash": snapshots.codec.pack([schema, rules, seq, bytes(32), state, bots, clock, salting]),
+        "other rules": snapshots.codec.pack([schema, rules + 1, seq, last_hash, state, bots, clock, salting]),
         "garbage": b"\x93not a snapshot",
         "missing": None,
     }[damage]
@@ -94,10 +94,10 @@ def test_replays_never_read_a_snapshot(games: Games, store: Store) -> None:
     # A snapshot that lies about the state but carries the log's hash: the command path trusts it
     # (it is our own cache), verify and the replay tools read the log.
     raw = store.redis.get(keys.snapshot(game_id))
-    schema, rules, seq, last_hash, state, bots, clock = snapshots.codec.unpack(raw)
+    schema, rules, seq, last_hash, state, bots, clock, salting = snapshots.codec.unpack(raw)
     liar = core.new_table("holly-oak", 3, seed=99).state
     store.redis.set(keys.snapshot(game_id), snapshots.codec.pack(
-        [schema, rules, seq, last_hash, snapshots.codec.converter.unstructure(liar), bots, clock]
+        [schema, rules, seq, last_hash, snapshots.codec.converter.unstructure(liar), bots, clock, salting]
     ))
     log = from_store(store, game_id)
     assert verify.verify(log, seed=store.seed(game_id)).ok

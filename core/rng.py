@@ -4,7 +4,8 @@ It must stay pure and portable: no Python `random`, no clock, no state outside t
 algorithm below is the specification; an auditor re-implements it in any language with SHA-256.
 
     seed        an integer 0 <= seed < 2**256, written as 32 bytes big-endian: S
-    salts       the players' optional salts (texts, in GameStarted's order). None: the key K = S.
+    salts       the players' optional salts (texts): GameStarted's, in order, then the late salts
+                (SaltGiven, after the commitment) by seat. None: the key K = S.
                 Else K = SHA-256(S || for each salt: its UTF-8 length as 4 bytes big-endian || its
                 UTF-8 bytes), so nobody who lacks a player's salt could have chosen the deals
     seq         the log position of the first event of the command that draws: 8 bytes big-endian: Q

@@ -190,17 +190,21 @@ class Table:
         silent (they add nothing to the key: a salt the server chose for them now, having seen the
         others', would let it pick among deals), and the opening deal follows."""
         salting = self.salting
-        if salting is None or salting.closed:
-            raise IllegalMove(refusal(salting, 0) or "")
+        if salting is None:
+            raise IllegalMove("this game takes no salts: it was dealt when it was created")
+        if salting.closed:
+            raise IllegalMove("the salts are closed already and the game is dealt")
         return self._deal_when_closed([SaltsClosed(silent=salting.missing)])
 
     def _deal_when_closed(self, events: list[Any]) -> tuple[list[Any], Any]:
+        """`events` (a salt, or the close), and the close and the deal once nothing is missing."""
         after = salting_after(self.salting, events)
-        if after is not None and not after.closed and after.missing:
+        assert after is not None  # only a game that awaits salts gets here
+        if not after.closed and after.missing:
             return events, self.state
-        if after is not None and not after.closed:
+        if not after.closed:
             events.append(SaltsClosed())
-            after = salting_after(after, events[-1:])
+            after = after.after(events[-1])
         started = self.started
         # The deal draws at its own first seq, with the key of every salt now in.
         rng = self.rng_at(self.seq + len(events), started.salts + after.salts)

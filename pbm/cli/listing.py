@@ -40,7 +40,8 @@ def list_games(running: bool, finished: bool, waiting_for: int | None, as_json: 
             row["unverified"] = info.unverified
         if info.status is not None:  # the row written with the events: no log read
             status = info.status
-            rows.append(row | {"to_act": list(status.to_act), "outcome": status.outcome, "since_ms": status.since_ms})
+            rows.append(row | {"to_act": list(status.to_act), "outcome": status.outcome, "since_ms": status.since_ms}
+                        | ({"status": f"waiting for {status.waiting}"} if status.waiting else {}))
             continue
         from events.commands import Games, UnreadableGame
 
@@ -53,7 +54,8 @@ def list_games(running: bool, finished: bool, waiting_for: int | None, as_json: 
             continue
         outcome = table.outcome
         outcome = None if outcome is None else outcome.to_dict()
-        rows.append(row | {"seq": table.seq, "to_act": list(table.to_act), "outcome": outcome, "since_ms": None})
+        rows.append(row | {"seq": table.seq, "to_act": list(table.to_act), "outcome": outcome, "since_ms": None}
+                    | ({"status": "waiting for salts"} if table.waiting_for_salts else {}))
     from events.joining import open_seats_of
 
     unseated = open_seats_of(store.redis, [row["game_id"] for row in rows if row.get("outcome") is None])
@@ -96,5 +98,5 @@ def status_text(row: dict[str, Any]) -> str:
     if outcome is None:
         since = row.get("since_ms")
         when = "" if since is None else time.strftime(" since %Y-%m-%d %H:%M UTC", time.gmtime(since / 1000))
-        return "waiting for " + seats_text(row["to_act"]) + when
+        return row.get("status", "waiting for " + seats_text(row["to_act"])) + when
     return "over: " + outcome_text(outcome)

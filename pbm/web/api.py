@@ -48,6 +48,10 @@ class Move(Strict):
     expected_seq: Annotated[int, Field(ge=0, le=10**9)] | None = None
 
 
+class Salt(Strict):
+    salt: Annotated[str, Field(strict=True, min_length=1, max_length=200)]
+
+
 class Vacation(Strict):
     days: Annotated[int, Field(ge=1, le=365)]
 
@@ -189,6 +193,16 @@ def taken_back(access: SeatAccess, expected_seq: int | None, check: TokenCheck |
     if handed is not None and expected_seq is not None and handed.seq == expected_seq:
         expected_seq = handed.seq + len(handed.events)
     return before, expected_seq
+
+
+@router.post("/salt", summary="Give your seat's salt for the opening deal (once, before the deal)")
+def post_salt(body: Salt, access: SeatAccess = Depends(me)) -> dict[str, Any]:
+    """Mixed with the seed into every draw (docs/fairness.md): made where the server cannot see
+    it first (the seat's page makes one in the browser). 422 for a second salt or one after the deal."""
+    games = access.server.games
+    submitted = games.give_salt(access.game_id, access.seat, body.salt)
+    table = games.table(access.game_id)
+    return {"seq": submitted.seq, "dealt": not table.waiting_for_salts, "view": table.view(access.seat)}
 
 
 @router.post("/vacation", summary="Stop your seat's clock for some days, out of its yearly bank")

@@ -71,6 +71,10 @@ class NewGame(Strict):
     autopilot_after: Annotated[int, Field(ge=0, le=100)] = 3
     # A person's only legal move: played for them ("auto") or left to them ("ask"); docs/orders.md.
     forced_moves: Annotated[str, Field(pattern=r"^(auto|ask)$")] = "auto"
+    # The opening deal waits for a salt from each person's seat, given after the seed's commitment
+    # (POST /api/me/salt; docs/fairness.md), so the server cannot pick its seed for a deal it likes.
+    # False: dealt at once, as a game of bots only always is.
+    late_salts: bool = True
 
 
 class ClockChange(Strict):
@@ -98,7 +102,9 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
         clock = clocks.settings(body.deadline, body.reminders, body.vacation_days, body.autopilot_after)
     elif body.reminders or body.vacation_days:
         raise ApiError(422, "reminders and vacation_days need a deadline")
-    game_id = server.games.create(body.game, body.players, seed=body.seed, options=body.options, bots=bots, clock=clock, forced_moves=body.forced_moves, paused=bool(open_seats))
+    salting = [seat for seat in range(body.players) if seat not in bots]
+    game_id = server.games.create(body.game, body.players, seed=body.seed, options=body.options, bots=bots, clock=clock,
+                                  forced_moves=body.forced_moves, paused=bool(open_seats), salt_seats=salting if body.late_salts else ())
     if body.spectators:
         server.seats.open_to_spectators(game_id)
     answered = []
@@ -137,16 +143,20 @@ def status(server: Server, game_id: str, table: Table, seat_names: list[str | No
     """Where a game stands, folded from its log: whom it waits for and since when."""
     last = server.games.store.read(game_id, table.seq - 1)
     outcome = table.outcome
-    return standing(seat_names, table.seq, table.to_act, last[0].time_ms if last else None, None if outcome is None else outcome.to_dict())
+    waiting = "salts" if table.waiting_for_salts else ""
+    return standing(seat_names, table.seq, table.to_act, last[0].time_ms if last else None, None if outcome is None else outcome.to_dict(), waiting)
 
 
-def standing(seat_names: list[str | None], seq: int | None, to_act: tuple[int, ...], since_ms: int | None, outcome: Any) -> dict[str, Any]:
-    return {
+def standing(seat_names: list[str | None], seq: int | None, to_act: tuple[int, ...], since_ms: int | None, outcome: Any, waiting: str = "") -> dict[str, Any]:
+    found = {
         "seq": seq,
         "waiting_for": [{"seat": seat, "name": seat_names[seat]} for seat in to_act],
         "since_ms": since_ms,
         "outcome": outcome,
     }
+    if waiting:  # nobody is to act: the opening deal waits for the players' salts
+        found["status"] = f"waiting for {waiting}"
+    return found
 
 
 @router.get("", summary="Every game: whom it waits for and since when")
@@ -167,7 +177,7 @@ def list_games(server: Server = Depends(admin)) -> dict[str, Any]:
         game_names = seat_names[info.game_id]
         if info.status is not None:
             state = info.status
-            rows.append(listed | standing(game_names, info.length, state.to_act, state.since_ms, state.outcome))
+            rows.append(listed | standing(game_names, info.length, state.to_act, state.since_ms, state.outcome, state.waiting))
             continue
         try:
             table = server.games.table(info.game_id)

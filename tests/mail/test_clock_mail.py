@@ -27,7 +27,7 @@ ANN = "ann@players.test"
 
 def test_reminders_then_the_timeout_reach_the_seat_once_each(dispatching: Games, store: Store, smtp_sink, cli_env, tmp_path, queue_client) -> None:
     seats = [{"name": "Ann", "email": ANN}, {"name": "Bot 1", "bot": "heuristic"}, {"name": "Bot 2", "bot": "heuristic"}]
-    body = {"game": "holly-oak", "players": 3, "seats": seats, "seed": 7, "deadline": "6s", "reminders": "4s,2s"}
+    body = {"game": "holly-oak", "players": 3, "seats": seats, "seed": 7, "late_salts": False, "deadline": "6s", "reminders": "4s,2s"}
     with TestClient(create_app(store.redis, games=dispatching, admin_token=ADMIN)) as client:
         created = client.post("/api/games", json=body, headers=bearer(ADMIN))
     assert created.status_code == 201, created.text

@@ -23,7 +23,7 @@ ANN = "ann@players.test"
 def create(dispatching: Games, seats: list[dict], game: str = "holly-oak") -> dict:
     app = create_app(dispatching.store.redis, games=dispatching, admin_token=ADMIN)
     with TestClient(app) as client:
-        response = client.post("/api/games", json={"game": game, "players": len(seats), "seats": seats, "seed": 7}, headers=bearer(ADMIN))
+        response = client.post("/api/games", json={"game": game, "players": len(seats), "seats": seats, "seed": 7, "late_salts": False}, headers=bearer(ADMIN))
     assert response.status_code == 201, response.text
     return response.json()
 

@@ -55,7 +55,7 @@ def test_a_worker_killed_between_the_send_and_its_acknowledgement_sends_once(sto
             games = Games(store, dispatch=Dispatcher(queue_admin, log=store.redis))
             app = create_app(store.redis, games=games, admin_token=ADMIN)
             with TestClient(app) as client:
-                created = client.post("/api/games", json={"game": "holly-oak", "players": 3, "seats": people_and_bots({"email": ANN}), "seed": 7}, headers=bearer(ADMIN)).json()
+                created = client.post("/api/games", json={"game": "holly-oak", "players": 3, "seats": people_and_bots({"email": ANN}), "seed": 7, "late_salts": False}, headers=bearer(ADMIN)).json()
             game_id = created["game_id"]
             worker = subprocess.Popen([sys.executable, "-m", "pbm", "worker"], env=env, stderr=subprocess.PIPE)
             deadline = time.monotonic() + 120

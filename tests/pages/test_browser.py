@@ -105,7 +105,7 @@ def site(redis_client, redis_home, tmp_path_factory) -> Iterator[str]:
 
 
 def new_game(site: str, game: str, seats: list[dict], **extra) -> dict:
-    body = {"game": game, "players": len(seats), "seats": seats, **extra}
+    body = {"game": game, "players": len(seats), "seats": seats, "late_salts": False, **extra}
     answer = httpx.post(f"{site}/api/games", json=body, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=30)
     assert answer.status_code == 201, answer.text
     TOKENS.extend(seat["token"] for seat in answer.json()["seats"] if "token" in seat)

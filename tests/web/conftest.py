@@ -53,7 +53,8 @@ def bearer(token: str) -> dict[str, str]:
 
 def new_game(client: TestClient, game: str = "holly-oak", seats: list[dict] | None = None, **extra) -> dict:
     seats = seats or [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}]
-    body = {"game": game, "players": len(seats), "seats": seats, **extra}
+    # Dealt at once unless a test asks for late salts (tests/web/test_salts.py does).
+    body = {"game": game, "players": len(seats), "seats": seats, "late_salts": False, **extra}
     response = client.post("/api/games", json=body, headers=bearer(ADMIN))
     assert response.status_code == 201, response.text
     return response.json()

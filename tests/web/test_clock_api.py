@@ -43,7 +43,7 @@ def test_bad_clock_settings_are_refused_in_one_line_and_nothing_is_created(clien
         ({"reminders": "2h"}, "need a deadline"),
         ({"deadline": "0s"}, "deadline: '0s' is out of range"),
     ]:
-        body = {"game": "holly-oak", "players": 3, "seats": [{"name": "A"}, {"name": "B"}, {"name": "C"}], **extra}
+        body = {"game": "holly-oak", "players": 3, "seats": [{"name": "A"}, {"name": "B"}, {"name": "C"}], "late_salts": False, **extra}
         refused = client.post("/api/games", json=body, headers=bearer(ADMIN))
         assert refused.status_code == 422 and named in refused.json()["error"], refused.text
         assert "\n" not in refused.json()["error"]

@@ -37,7 +37,7 @@ def test_pbm_serve_answers_and_never_logs_a_token(served):
     url, process = served
     with httpx.Client(base_url=url, timeout=30) as http:
         assert http.get("/openapi.json").json()["info"]["title"] == "pbm"
-        body = {"game": "tranquility", "players": 2, "seats": [{"name": "Ann"}, {"name": "Bob", "bot": "random"}]}
+        body = {"game": "tranquility", "players": 2, "seats": [{"name": "Ann"}, {"name": "Bob", "bot": "random"}], "late_salts": False}
         created = http.post("/api/games", json=body, headers=bearer(ADMIN)).json()
         token = created["seats"][0]["token"]
         assert created["seats"][0]["url"] == f"{url}/play/{token}"

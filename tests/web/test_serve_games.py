@@ -70,7 +70,7 @@ def play_through_http(url: str, slug: str, seed: int) -> dict:
     seats = [{"name": "Ann"}, {"name": "Bob"}] + [{"name": f"Bot {n}", "bot": "random"} for n in range(players - 2)]
     chooser = random.Random(seed)
     with httpx.Client(base_url=url, timeout=30) as http:
-        created = http.post("/api/games", json={"game": slug, "players": players, "seats": seats}, headers=bearer(ADMIN))
+        created = http.post("/api/games", json={"game": slug, "players": players, "seats": seats, "late_salts": False}, headers=bearer(ADMIN))
         assert created.status_code == 201, created.text
         people = [bearer(seat["token"]) for seat in created.json()["seats"] if "token" in seat]
         deadline = time.monotonic() + GAME_TIMEOUT_S
@@ -98,7 +98,7 @@ def test_a_whole_game_of_each_game_through_http_with_two_people_and_bots(servers
 
 def test_two_clients_racing_one_seat_play_one_move(servers):
     with httpx.Client(timeout=30) as admin_http:
-        body = {"game": "holly-oak", "players": 3, "seats": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}
+        body = {"game": "holly-oak", "players": 3, "seats": [{"name": "a"}, {"name": "b"}, {"name": "c"}], "late_salts": False}
         created = admin_http.post(f"{servers[0]}/api/games", json=body, headers=bearer(ADMIN)).json()
 
         def to_act() -> tuple[dict, dict]:

@@ -224,7 +224,7 @@ def test_the_autopilot_moves_a_timed_out_seat_through_a_real_worker_and_its_play
     games = Games(store, dispatch=Dispatcher(queue_client))
     app = create_app(store.redis, games=games, admin_token=ADMIN)
     with TestClient(app) as client:
-        body = {"game": "holly-oak", "players": 3, "seats": [{"name": n} for n in ("Ann", "Bob", "Cy")], "deadline": "2s", "autopilot_after": 2}
+        body = {"game": "holly-oak", "players": 3, "seats": [{"name": n} for n in ("Ann", "Bob", "Cy")], "deadline": "2s", "autopilot_after": 2, "late_salts": False}
         created = client.post("/api/games", json=body, headers=bearer(ADMIN))
         assert created.status_code == 201, created.text
         game_id = created.json()["game_id"]

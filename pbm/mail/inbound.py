@@ -9,6 +9,9 @@ a signature ('-- '); plain text, HTML-only and multipart mail all work. The Mess
 command id (hashed, kept to its seat), so a message delivered twice plays once and is answered
 once. The answer goes to the seat's own channel (its e-mail address, else its webhook), never to
 the message's From address.
+
+A first line `salt: <text>` gives the seat's salt for a deal that waits for one (core.salts;
+docs/fairness.md) instead of a move; like a move, it is never logged.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "Envelope-To", "To", "Cc")
 # program's line wrapping (no game has a move starting with "On" followed by a date's digits).
 _ATTRIBUTION = re.compile(r"^(.*\b(wrote|writes|schrieb|a écrit)\s*:|on\s.*\d.*)$", re.IGNORECASE)
 _MESSAGE_ID = re.compile(r"<[!-;=?-~]{1,250}>")  # one <id@host>, quoted back in In-Reply-To
+_SALT_LINE = re.compile(r"^salt:\s*(.*)$", re.IGNORECASE)  # no game has a move starting "salt:"
 _END_OF_REPLY = re.compile(r"^(-{2,}\s*(original message|forwarded message)|_{10,}|from:\s)", re.IGNORECASE)
 
 
@@ -104,6 +108,9 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
     in_reply_to = message_id if _MESSAGE_ID.fullmatch(message_id) else None
     if move is None:
         return answer(games, game_id, seat, command_id, "refused", "no move found: write it alone on the first line", subject, in_reply_to)
+    salt = _SALT_LINE.match(move)
+    if salt is not None:
+        return give_salt(games, game_id, seat, command_id, salt.group(1), subject, in_reply_to)
     try:
         clock_control.take_back(games, game_id, seat, games.table(game_id))  # a seat the autopilot plays
         submitted = games.submit(game_id, seat, move, command_id=command_id)
@@ -120,6 +127,18 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
         return Received("dropped", f"the game cannot be played: {type(error).__name__}", game_id, seat)
     said = f"played at seq {submitted.seq}" + (" (this message was delivered before: nothing new)" if submitted.duplicate else "")
     return answer(games, game_id, seat, command_id, "played", said, subject, in_reply_to, move=move)
+
+
+def give_salt(games: Games, game_id: str, seat: int, command_id: str, salt: str, subject: str, in_reply_to: str | None) -> Received:
+    """A mailed salt through the command path; answered like a move (a second delivery of the
+    same message is refused as a second salt, and answered once)."""
+    try:
+        games.give_salt(game_id, seat, salt)
+    except core.IllegalMove as refusal:
+        return answer(games, game_id, seat, command_id, "refused", "the salt was refused", subject, in_reply_to, detail=str(refusal))
+    except (NotPlayable, UnknownGame, UnreadableGame) as error:
+        return Received("dropped", f"the game cannot be played: {type(error).__name__}", game_id, seat)
+    return answer(games, game_id, seat, command_id, "salted", "salt given", subject, in_reply_to)
 
 
 def answer(
@@ -149,6 +168,9 @@ def answer(
     if status == "played":
         headline = f"Your move {shown} in {game_id} is played."
         kind = "played"
+    elif status == "salted":
+        headline = f"Your salt for {game_id} is in: it is mixed with the seed into every deal."
+        kind = "salted"
     else:
         headline = f"Your mail to {game_id}, seat {seat}, was not played: {detail or reason}" + (f" (the move: {shown})" if shown else "")
         kind = "refused"

@@ -1,0 +1,30 @@
+"""A salt by mail: a reply whose first line is `salt: <text>` gives the seat's salt for a deal that
+waits for one; a second one is refused and answered with the reason; neither is logged."""
+
+from __future__ import annotations
+
+import pytest
+
+from events.commands import Games
+from events.seats import Seats
+from pbm.mail import inbound as mail_in
+from tests.mail.test_bad_mail import mail_to
+
+pytestmark = pytest.mark.usefixtures("clean_notify_queue")
+ANN = "ann@players.test"
+
+
+def test_a_mailed_salt_is_given_once_and_answered(dispatching: Games, smtp_sink) -> None:
+    game_id = dispatching.create("holly-oak", 3, seed=9, salt_seats=[0, 1])
+    seats = Seats(dispatching.store.redis)
+    seats.set_contact(game_id, 0, name="Ann", email=ANN)
+    token = seats.issue(game_id, 0)
+    first = mail_in.receive(dispatching, mail_to(f"pbm+{token}@pbm.test", "Salt: four fair dice\n\n> your game waits", Message_ID="<a@players.test>"))
+    assert first.status == "salted" and first.answered and "four fair dice" not in first.line()
+    assert dispatching.table(game_id).salting.given == ((0, "four fair dice"),)
+    [answer] = smtp_sink.to(ANN)
+    assert "Your salt for" in answer.get_content()
+    again = mail_in.receive(dispatching, mail_to(f"pbm+{token}@pbm.test", "salt: another", Message_ID="<b@players.test>"))
+    assert again.status == "refused" and again.answered
+    assert "given its salt already" in smtp_sink.to(ANN)[-1].get_content()
+    assert dispatching.table(game_id).salting.given == ((0, "four fair dice"),)

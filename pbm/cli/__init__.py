@@ -49,6 +49,7 @@ COMMANDS = {
     "invite": "pbm.cli.seat:invite",
     "seat": "pbm.cli.seat:seat",
     "people": "pbm.cli.people:people",
+    "salt": "pbm.cli.salt:salt",
     "clock": "pbm.cli.clock:clock",
     "reindex": "pbm.cli.reindex:reindex",
     "mail-in": "pbm.cli.mail:mail_in",

@@ -100,6 +100,7 @@ def read_deal(path: str) -> dict[str, Any]:
 @click.option("--option", "-o", "option_pairs", multiple=True, metavar="NAME=VALUE", help="A game option.")
 @click.option("--bot", "bot_pairs", multiple=True, metavar="SEAT=KIND", help="A seat a bot plays: random, heuristic, ismcts[:ITERATIONS|:SECONDSs].")
 @click.option("--salt", "salts", multiple=True, metavar="TEXT", help="A player's salt, mixed with the seed into every deal.")
+@click.option("--salts", "late_salts", is_flag=True, help="The opening deal waits for a salt from each person's seat (`pbm salt`), given after the seed's commitment.")
 @click.option("--deadline", metavar="DURATION", help="Each move's time: 5s, 90m, 48h, 2d (default: no clock). `pbm worker` acts on it.")
 @click.option("--reminders", metavar="DURATIONS", default="", help="Reminders before the deadline, e.g. 24h,2h.")
 @click.option("--vacation-days", type=int, default=0, show_default=True, help="Days a seat may stop its clock each year.")
@@ -116,6 +117,7 @@ def new(
     option_pairs: tuple[str, ...],
     bot_pairs: tuple[str, ...],
     salts: tuple[str, ...],
+    late_salts: bool,
     deadline: str | None,
     reminders: str,
     vacation_days: int,
@@ -141,7 +143,8 @@ def new(
 
     joining.check_open(players, list(open_seats), bots)
     games_ = open_games()
-    game_id = games_.create(game, players, seed=seed, deal=deal, options=options, bots=bots, salts=salts, clock=clock, forced_moves=forced_moves, paused=bool(open_seats))
+    salt_seats = [seat for seat in range(players) if seat not in bots] if late_salts else []
+    game_id = games_.create(game, players, seed=seed, deal=deal, options=options, bots=bots, salts=salts, clock=clock, forced_moves=forced_moves, paused=bool(open_seats), salt_seats=salt_seats)
     join_url = None
     if open_seats:
         from events.joining import Joins

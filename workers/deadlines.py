@@ -14,6 +14,12 @@ and the reminders before it. When it runs:
   (the heuristic bot) move through the command path with command id `timeout:<turn>:<seat>`, and
   after `autopilot_after` timeouts in a row hand the seat to the autopilot (workers.bots'
   "autopilot" kind) until its player moves again (pbm.web.api hands it back on that move).
+`watch_salts(game)` is the salts' deadline, in a game whose opening deal waits for the players'
+salts (core.salts) and has a clock: one move's time from the game's creation (the clock's first
+turn, stopped while it is paused, and while the first seat still owed a salt is on vacation). Due,
+it closes the salts as they stand (Games.close_salts: the seats that sent none are named silent in
+the log, and add nothing to the key) and the deal follows; before, it schedules itself at the due
+time, as watch does.
 Seat notices (a reminder, a timeout) go to the seat through pbm's notifications (pbm.mail.notify), queued
 as an rq job named by its dotted path (workers.dispatch.NOTIFY_FUNCTION): workers never import pbm.
 """
@@ -28,7 +34,7 @@ from events import clock as clocks
 from events.commands import UnknownGame, UnreadableGame
 from events.store import Conflict, NotPlayable
 from workers import bots
-from workers.dispatch import AI_QUEUE, Work, deadline_job_id, notify_work, reminder_job_id
+from workers.dispatch import AI_QUEUE, Work, deadline_job_id, notify_work, reminder_job_id, salts_deadline_job_id
 from workers.jobs import current_connection, games_for
 
 TIMEOUT_ATTEMPTS = 5  # a timeout raced by other appends (a pause, a vacation) is looked at again
@@ -79,6 +85,37 @@ def watch(game_id: str, seat: int, turn: int | None = None) -> dict:
             return {"status": "unplayable", "reason": str(error)}
         return autopilot(games, game_id, seat, clock.turn)
     return {"status": "busy"}  # appends kept racing it; the next append's dispatch looks again
+
+
+def watch_salts(game_id: str, due_ms: int | None = None) -> dict:
+    """Close the salts once their deadline is due (the module text); run again, nothing."""
+    games = games_for(current_connection())
+    for _attempt in range(TIMEOUT_ATTEMPTS):
+        try:
+            table, clock = games.table_with_clock(game_id)
+        except UnreadableGame as error:
+            return {"status": "unplayable", "reason": str(error)}
+        except UnknownGame:
+            return {"status": "gone"}
+        if not table.waiting_for_salts or table.clock is None:
+            return {"status": "stale"}
+        due = clock.due_ms(table.waiting_for_salts[0])
+        if due is None:
+            return {"status": "paused"}
+        now = now_ms()
+        if now < due:
+            work = Work(AI_QUEUE, "workers.deadlines.watch_salts", (game_id, due), salts_deadline_job_id(game_id, due), at_ms=due)
+            return {"status": "waiting", "due_ms": due, "scheduled": [work.job_id] if games.dispatch.enqueue(work) else []}
+        try:
+            closed = games.close_salts(game_id, expected_seq=table.seq)
+        except Conflict:
+            continue  # a salt came in meanwhile: look again
+        except core.IllegalMove:
+            return {"status": "stale"}
+        except NotPlayable as error:
+            return {"status": "unplayable", "reason": str(error)}
+        return {"status": "closed", "seq": closed.seq, "silent": list(table.waiting_for_salts)}
+    return {"status": "busy"}
 
 
 def autopilot(games, game_id: str, seat: int, turn: int) -> dict:

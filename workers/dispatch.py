@@ -100,6 +100,14 @@ def deadline_job_id(game_id: str, turn: int, seat: int, due_ms: int) -> str:
     return f"pbm-deadline-{job_key(game_id)}-{turn}-{seat}-{due_ms}"
 
 
+def salts_watch_job_id(game_id: str, seq: int) -> str:
+    return f"pbm-salts-{job_key(game_id)}-{seq}"
+
+
+def salts_deadline_job_id(game_id: str, due_ms: int) -> str:
+    return f"pbm-salts-due-{job_key(game_id)}-{due_ms}"
+
+
 def reminder_job_id(game_id: str, turn: int, seat: int, before_s: int, due_ms: int) -> str:
     return f"pbm-remind-{job_key(game_id)}-{turn}-{seat}-{before_s}-{due_ms}"
 
@@ -108,6 +116,9 @@ def work_for(game_id: str, table: Table, reachable: Container[int] = ()) -> Iter
     """The jobs this state of the game calls for; `reachable`: the seats with a channel. A pause,
     a resume, an extension, a vacation or a timeout begins no turn: no turn notice follows one
     (the seat was told when its turn began; the clock's own notices say the rest)."""
+    if table.waiting_for_salts:  # nobody to act: in a game with a deadline, the salts' deadline is watched
+        watch = Work(AI_QUEUE, "workers.deadlines.watch_salts", (game_id,), salts_watch_job_id(game_id, table.seq), finished_is_done=True)
+        return iter([watch] if table.clock is not None else [])
     if table.outcome is None and table.seq and isinstance(table.events[-1], CLOCK_CHANGES):
         reachable = ()
     return work_at(game_id, table.seq, table.to_act, table.bots, table.outcome is not None, reachable, table.players, table.clock is not None)

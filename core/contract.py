@@ -227,6 +227,10 @@ class Game:
     # game whose state is costly to rebuild per event keeps what changes in local variables and
     # builds one state at the end. None: the table evolves event by event.
     fold: Callable[[Any, Sequence[Any]], Any] | None = None
+    # Optional: the game's conditions for standing orders (core/games/<game>/conditions.py, read by
+    # core/orders.py): a module that parses and evaluates them on a seat's view. None: orders of
+    # this game take no conditions.
+    conditions: Any = None
 
     def __attrs_post_init__(self) -> None:
         if set(self.option_help) != set(self.options):

@@ -25,7 +25,7 @@ from events import envelope, index, keys, snapshots
 from events.codec import DecodeError
 from events.envelope import Envelope
 from events.seats import TokenCheck
-from events.store import Appended, Conflict, NotPlayable, Status, Store
+from events.store import Appended, Conflict, NotPlayable, OrderGone, Status, Store
 
 if TYPE_CHECKING:
     from events.clock import Clock
@@ -110,6 +110,11 @@ def forced_move(table: Table) -> tuple[int, str] | None:
         if len(legal) == 1:
             return seat, legal[0]
     return None
+
+
+def order_command_id(order_id: str, seq: int) -> str:
+    """The command id of a standing order's firing at `seq`."""
+    return f"order:{order_id}:{seq}"
 
 
 def same_move(game: core.Game, played: str | None, move: str) -> bool:
@@ -288,7 +293,7 @@ class Games:
         a process that died between an append and its follow-ups: the deadline's look runs this
         before it times a seat out."""
         table, last_hash = self._load(game_id)
-        self._follow_up(game_id, table, last_hash, None, self.store.forced_moves(game_id))
+        self._follow_up(game_id, table, last_hash, None, self.store.forced_moves(game_id), self.store.orders_held(game_id))
         return table.seq
 
     @one_game_at_a_time
@@ -379,13 +384,15 @@ class Games:
         (nothing appended) if the log moved on."""
         written, appended = self._append(game_id, table, last_hash, new_events, state, seat, move, command_id, check, origin)
         if not written.duplicate:
-            self._follow_up(game_id, table, written.events[-1].hash, appended.reach, appended.forced_moves)
+            self._follow_up(game_id, table, written.events[-1].hash, appended.reach, appended.forced_moves, appended.orders)
         return written
 
-    def _follow_up(self, game_id: str, table: Table, last_hash: bytes, reach: tuple[int, ...] | None, forced_moves: str | None) -> None:
+    def _follow_up(self, game_id: str, table: Table, last_hash: bytes, reach: tuple[int, ...] | None, forced_moves: str | None, orders: bool = False) -> None:
         """After an append: while a person's seat to act has one legal move (and the row says
-        "auto"), play it for them, command id `forced:<seq>:<seat>`, origin "forced"; then
-        dispatch once, for the state where the game waits on a choice.
+        "auto"), play it for them, command id `forced:<seq>:<seat>`, origin "forced"; else, while
+        a person's seat to act holds a standing order that fires (events/orders.py, core/orders.py),
+        play it, command id `order:<id>:<seq>`, origin "order", the order taken off in the same
+        append; then dispatch once, for the state where the game waits on a choice.
 
         Here, in the command path, rather than in a job the dispatcher queues: the moves follow
         from the state alone, cost no search, and need no worker (a game at the terminal has
@@ -396,12 +403,21 @@ class Games:
         """
         for _ in range(FOLLOW_UPS):
             forced = None if forced_moves == "ask" else forced_move(table)
-            if forced is None:
-                break
-            seat, move = forced
+            consume = None
+            if forced is not None:
+                seat, move = forced
+                command_id, origin = forced_command_id(table.seq, seat), "forced"
+            else:
+                fired = self._order_to_fire(game_id, table) if orders else None
+                if fired is None:
+                    break
+                seat, move, order_id = fired
+                command_id, origin, consume = order_command_id(order_id, table.seq), "order", (seat, order_id)
             try:
                 new_events, state = table.decided(seat, move)
-                written, appended = self._append(game_id, table, last_hash, new_events, state, seat, move, forced_command_id(table.seq, seat), None, "forced")
+                written, appended = self._append(game_id, table, last_hash, new_events, state, seat, move, command_id, None, origin, consume)
+            except OrderGone:
+                continue  # cleared or fired meanwhile: look at the seat's orders again
             except (Conflict, NotPlayable):
                 return  # another writer moved on (it dispatches what it made), or the game cannot be played
             if written.duplicate:
@@ -409,7 +425,30 @@ class Games:
             last_hash, reach = written.events[-1].hash, appended.reach
         self._dispatch(game_id, table, reach)
 
-    def _append(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None, origin=None) -> tuple[Submitted, Appended]:
+    def _order_to_fire(self, game_id: str, table: Table) -> tuple[int, str, str] | None:
+        """(seat, move, order id) of the first standing order that fires now, for the person's
+        seats the game waits on (a bot's seat keeps its orders until it is handed back); the orders
+        that can never fire again are dropped on the way, each with a note for its seat."""
+        from core.orders import review
+        from events.orders import Orders
+
+        if table.outcome is not None:
+            return None
+        seats = [seat for seat in table.to_act if seat not in table.bots]
+        store = Orders(self.store)
+        held = {seat: orders for seat, orders in store.read_seats(game_id, seats).items() if orders}
+        for seat, orders in held.items():
+            chained = [order.left_at for order in orders if order.after]
+            played = []
+            if chained:  # other seats' moves since the earliest chained order was left, as everyone sees them
+                played = [(env.seq, env.actor, env.command) for env in self.store.read(game_id, min(chained)) if env.command is not None and env.actor is not None and env.actor != seat]
+            looked = review(table.game, orders, table.view(seat), played)
+            store.drop(game_id, seat, looked.dropped, table.seq)
+            if looked.fire is not None:
+                return seat, looked.move, looked.fire.id
+        return None
+
+    def _append(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None, origin=None, consume=None) -> tuple[Submitted, Appended]:
         """One command's append, as `_write` describes it, without what follows it."""
         sealed, raws = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id, origin)
         waiting = bool(table.waiting_for_salts) and not any(isinstance(event, core.SaltsClosed) for event in new_events)
@@ -425,7 +464,7 @@ class Games:
         elif seats_bots:
             index.listed(self.store.redis, game_id, status.since_ms, bots=True)
         # The script itself recognises a known command id (HSETNX), also on a conflict.
-        appended = self.store.append(game_id, table.seq, raws, command_id, status, check)
+        appended = self.store.append(game_id, table.seq, raws, command_id, status, check, consume)
         if appended.duplicate:
             return self._read_done(game_id, appended.first, appended.count), appended
         if status.outcome is not None:

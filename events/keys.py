@@ -37,8 +37,17 @@ def meta(game_id: str) -> str:
     as the events; reach (the seats with an e-mail address or a webhook), kept by the seat store and
     answered by the append script, so the dispatcher knows whom to notify without a read;
     forced_moves ("auto" or "ask", set once; none: "auto"), answered by the append script too, so
-    the command path knows without a read whether to play a person's only legal move."""
+    the command path knows without a read whether to play a person's only legal move; orders ("1"
+    once a seat has left standing orders), answered by it as well, so a game without orders costs
+    no read of them."""
     return f"{PREFIX}:{{{game_id}}}:meta"
+
+
+def orders(game_id: str, seat: int) -> str:
+    """Hash: a seat's standing orders (events/orders.py): order id -> the order as JSON (with its
+    place in the list), and `~note:<seq>:<id>` -> why an order was dropped, for the seat's next
+    report. Mutable, never replayed, never copied into the log or shown to another seat."""
+    return f"{PREFIX}:{{{game_id}}}:orders:{seat}"
 
 
 def seat_tokens(game_id: str) -> str:
@@ -126,7 +135,7 @@ def of_game(game_id: str, players: int) -> list[str]:
     the seat rate windows, stream slots and page notes, which expire by themselves, and a forced
     import's replaced logs."""
     fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot, clock, sent, seat_people, open_seats]
-    return [key(game_id) for key in fixed] + [contact(game_id, seat) for seat in range(players)]
+    return [key(game_id) for key in fixed] + [per(game_id, seat) for per in (contact, orders) for seat in range(players)]
 
 
 def seat_people(game_id: str) -> str:

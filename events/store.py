@@ -24,23 +24,29 @@ if TYPE_CHECKING:
 # behind its log), then the envelopes' bytes. A move that carries a seat token's check
 # (events.seats.TokenCheck) adds its two keys and its four arguments at the ends: it runs first,
 # and a refusal ({4} or {5, count}, events.seats.CHECK_LUA) appends nothing.
-# Returns {0, next seq} appended | {1, first, count} a known command id | {2, current seq} conflict
-# | {3} a game imported unverified, never played.
+# A standing order's firing (events/orders.py) adds the seat's orders key as KEYS[5] and the order's
+# id as the last argument: the order is taken off in the same script, and an order no longer there
+# (fired by another process, or cleared by its seat) appends nothing: {6}.
+# Returns {0, next seq, reach, forced_moves, orders} appended | {1, first, count} a known command
+# id | {2, current seq} conflict | {3} a game imported unverified, never played | {6} order gone.
 # The success path costs four calls: XLEN, HSETNX (which is also the duplicate check), XADD, HSET.
 # An append whose first envelope is already at the expected seq, byte for byte, is this very
 # append sent again (redis-py resends a command whose reply a dropped connection lost): answered
 # as a known command, never as a conflict the caller would retry on the state it made itself.
 _APPEND = """
 local checked = 0
+local consumed = 0
 if #KEYS == 6 then
   -- the seat token's check
   checked = 4
+elseif #KEYS == 5 then
+  consumed = 1
 end
 if redis.call('EXISTS', KEYS[3]) == 1 then return {3} end
 local first = redis.call('XLEN', KEYS[1])
 local command_id = ARGV[2]
 local fields = tonumber(ARGV[3])
-local count = #ARGV - 3 - fields - checked
+local count = #ARGV - 3 - fields - checked - consumed
 if first ~= tonumber(ARGV[1]) then
   local done = command_id ~= '' and redis.call('HGET', KEYS[2], command_id)
   if done then
@@ -51,19 +57,21 @@ if first ~= tonumber(ARGV[1]) then
   if there and there[2][2] == ARGV[4 + fields] then return {1, tonumber(ARGV[1]), count} end
   return {2, first}
 end
+if consumed == 1 and redis.call('HEXISTS', KEYS[5], ARGV[#ARGV]) == 0 then return {6} end
 if command_id ~= '' then
   if redis.call('HSETNX', KEYS[2], command_id, first .. ':' .. count) == 0 then
     local seq, n = string.match(redis.call('HGET', KEYS[2], command_id), '(%d+):(%d+)')
     return {1, tonumber(seq), tonumber(n)}
   end
 end
+if consumed == 1 then redis.call('HDEL', KEYS[5], ARGV[#ARGV]) end
 for i = 1, count do
   redis.call('XADD', KEYS[1], (first + i - 1) .. '-1', 'e', ARGV[i + 3 + fields])
 end
 if fields > 0 then
   redis.call('HSET', KEYS[4], 'seq', first + count, unpack(ARGV, 4, 3 + fields))
 end
-return {0, first + count, redis.call('HGET', KEYS[4], 'reach'), redis.call('HGET', KEYS[4], 'forced_moves')}
+return {0, first + count, redis.call('HGET', KEYS[4], 'reach'), redis.call('HGET', KEYS[4], 'forced_moves'), redis.call('HGET', KEYS[4], 'orders')}
 """.replace("  -- the seat token's check\n", CHECK_LUA)
 
 # KEYS: log, seed, meta. ARGV: seed, n, then n row fields and values, then the opening envelopes.
@@ -119,6 +127,14 @@ class Appended:
     # The row's forced_moves setting ("auto" or "ask"), answered by the append for the command
     # path's follow-ups; None: the row does not say (a game from before the setting: "auto").
     forced_moves: str | None = None
+    # Whether a seat of the game has ever left standing orders (the row's `orders`, set by
+    # events/orders.py): only then does the command path read a seat's orders after an append.
+    orders: bool = False
+
+
+class OrderGone(Exception):
+    """A standing order's firing found the order no longer there (fired by another process, or
+    cleared by its seat): nothing was appended."""
 
 
 @attrs.frozen
@@ -206,18 +222,25 @@ class Store:
         command_id: str | None = None,
         status: Status | None = None,
         check: TokenCheck | None = None,
+        consume: tuple[int, str] | None = None,
     ) -> Appended:
         """Append all or nothing at `expected_seq`, with the game's new `status` in its row; a known
         command id appends nothing again. With a seat token's `check`, the check runs first, in the
-        same script (NotASeat or OverAllowance, and nothing appended, if it refuses)."""
+        same script (NotASeat or OverAllowance, and nothing appended, if it refuses). With
+        `consume` (seat, order id), a standing order that fires: taken off the seat's orders in the
+        same script, and OrderGone (nothing appended) if it is no longer there."""
         if not envelopes:
             raise ValueError("nothing to append")
+        if check is not None and consume is not None:
+            raise ValueError("an order's firing carries no seat token")
         fields = [] if status is None else status.fields()
         check = None if check is None or check.done else check  # a check runs once
+        extra_keys = [keys.orders(game_id, consume[0])] if consume else list(check.keys if check else ())
+        extra_args = [consume[1]] if consume else list(check.args if check else ())
         reply = self._calls.script(
             self._append,
-            [keys.log(game_id), keys.commands(game_id), keys.unverified(game_id), keys.meta(game_id), *(check.keys if check else ())],
-            [expected_seq, command_id or "", len(fields), *fields, *envelopes, *(check.args if check else ())],
+            [keys.log(game_id), keys.commands(game_id), keys.unverified(game_id), keys.meta(game_id), *extra_keys],
+            [expected_seq, command_id or "", len(fields), *fields, *envelopes, *extra_args],
         )
         if check is not None:
             check.settle(reply)
@@ -227,10 +250,13 @@ class Store:
             raise Conflict(game_id, expected_seq, reply[1])
         if reply[0] == 1:
             return Appended(reply[1], reply[2], duplicate=True)
+        if reply[0] == 6:
+            raise OrderGone(f"order {consume[1] if consume else ''} of game {game_id} is gone")
         # A row without `reach` answers nil (false in Lua, which keeps the rest of the list).
         reach = seats(reply[2]) if len(reply) > 2 and isinstance(reply[2], bytes) else None
         forced = reply[3].decode() if len(reply) > 3 and isinstance(reply[3], bytes) else None
-        return Appended(expected_seq, len(envelopes), duplicate=False, reach=reach, forced_moves=forced)
+        orders = len(reply) > 4 and isinstance(reply[4], bytes)
+        return Appended(expected_seq, len(envelopes), duplicate=False, reach=reach, forced_moves=forced, orders=orders)
 
     def create(
         self,
@@ -265,6 +291,10 @@ class Store:
         """The game's forced_moves setting as its row has it (None: not set, which is "auto")."""
         raw = self.redis.hget(keys.meta(game_id), "forced_moves")
         return None if raw is None else raw.decode()
+
+    def orders_held(self, game_id: str) -> bool:
+        """Whether a seat of the game has ever left standing orders (the row's `orders`)."""
+        return bool(self.redis.hexists(keys.meta(game_id), "orders"))
 
     def set_row(self, game_id: str, slug: str, players: int, created_ms: int, length: int, status: Status) -> bool:
         """Write a row folded from `length` events; False (nothing written) if the log moved on."""

@@ -12,7 +12,7 @@ one of its commands, and the seat's own report says so on its line; nobody else'
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.table import Table, apply, narrate
@@ -34,12 +34,21 @@ PLAYED_FOR_YOU = {
 }
 
 
-def since_last_move(table: Table, envelopes: Sequence[Envelope], seat: int) -> list[str]:
+def since_last_move(table: Table, envelopes: Sequence[Envelope], seat: int, notes: Sequence[Mapping[str, Any]] = ()) -> list[str]:
     """The lines `seat` reads about everything from its latest move on. `envelopes`: the log up to
-    the table's last event, or its part from the seat's latest move on (Store.since_move)."""
+    the table's last event, or its part from the seat's latest move on (Store.since_move).
+    `notes`: the seat's own notes of orders dropped (events.orders.Orders.notes), told after the
+    story if dropped since its latest move; only the seat's own report is handed them."""
     start = last_move_seq(envelopes, seat) or 0
     played_for = {env.seq: env.origin for env in envelopes if env.seq >= start and env.origin is not None and is_move_of(env, seat)}
-    return [marked(line, played_for.get(seq)) for seq, line in table.narrate(seat, start=start)]
+    lines = [marked(line, played_for.get(seq)) for seq, line in table.narrate(seat, start=start)]
+    return lines + [dropped_line(note) for note in notes if note["seq"] >= start]
+
+
+def dropped_line(note: Mapping[str, Any]) -> str:
+    """What a seat reads of one of its orders that was dropped (it could never fire again)."""
+    return f"your order `{note['text']}` was dropped: {note['why']}"
+
 
 
 def marked(line: str, origin: str | None) -> str:

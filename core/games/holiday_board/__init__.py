@@ -40,11 +40,12 @@ House decisions (each in one named place):
 """
 
 from core.contract import game_from_rules
-from core.games.holiday_board import rules
+from core.games.holiday_board import conditions, rules
 from core.games.holiday_board.events import EVENT_TYPES
 
 GAME = game_from_rules(
     rules,
+    conditions=conditions,
     slug="holiday-board",
     title="Holiday!",
     min_players=2,

@@ -25,11 +25,12 @@ discard_pile (sizes), discarded_face_up (the discard pile's seen cards).
 """
 
 from core.contract import game_from_rules
-from core.games.holidays import rules
+from core.games.holidays import conditions, rules
 from core.games.holidays.events import EVENT_TYPES
 
 GAME = game_from_rules(
     rules,
+    conditions=conditions,
     slug="holidays",
     title="Holidays",
     min_players=2,

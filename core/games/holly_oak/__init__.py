@@ -29,11 +29,12 @@ winning_score, no_trick_bonus.
 """
 
 from core.contract import game_from_rules
-from core.games.holly_oak import rules
+from core.games.holly_oak import conditions, rules
 from core.games.holly_oak.events import EVENT_TYPES
 
 GAME = game_from_rules(
     rules,
+    conditions=conditions,
     slug="holly-oak",
     title="Holly Oak",
     min_players=3,

@@ -52,7 +52,7 @@ _AFTER = re.compile(r"after\s+(?P<chain>.*?)(?:\s+if\s+(?P<when>.*))?", re.IGNOR
 _LINK = re.compile(r"(?:seat\s+)?(?P<seat>\d{1,3})\s+(?P<move>\S.*)", re.IGNORECASE | re.DOTALL)
 
 
-class BadOrder(ValueError):
+class BadOrder(IllegalMove):
     """An order refused: the text names the order (its number, from 1, and its text) and why."""
 
 

@@ -35,6 +35,7 @@ COMMANDS = {
     "list": "pbm.cli.listing:list_games",
     "show": "pbm.cli.game:show",
     "play": "pbm.cli.game:play",
+    "orders": "pbm.cli.orders:orders",
     "log": "pbm.cli.game:log",
     "demo": "pbm.cli.game:demo",
     "delete": "pbm.cli.delete:delete",

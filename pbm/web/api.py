@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 import core
 from events import clock as clocks
 from pbm import clock_control, turn_report
+from events.orders import Orders
 from events.seats import NotASeat, OverAllowance, TokenCheck
 from pbm.web.auth import SeatAccess, bearer, checked, me, move_check, refusal, token_of
 from pbm.web.context import current
@@ -69,11 +70,13 @@ def seat_view(access: SeatAccess) -> dict[str, Any]:
     games = access.server.games
     table, clock = games.table_with_clock(access.game_id)
     deadline = clock_control.deadline_of(table, clock)
+    orders = Orders(games.store)  # the seat's own: its orders, and the notes of those dropped
     return {
         "game_id": access.game_id,
         "seat": access.seat,
         "view": table.view(access.seat),
-        "report": turn_report.since_last_move(table, games.store.since_move(access.game_id, access.seat, table.seq - 1), access.seat),
+        "report": turn_report.since_last_move(table, games.store.since_move(access.game_id, access.seat, table.seq - 1), access.seat, orders.notes(access.game_id, access.seat)),
+        "orders": [order.to_json() for order in orders.read(access.game_id, access.seat)],
         # The due time (ISO 8601 UTC) of the turn in progress, null without a clock or while paused;
         # whose it is and a line to read are in "clock".
         "deadline": None if deadline is None else deadline["due"],

@@ -19,7 +19,7 @@ from events import server as redis_server
 from events.commands import Games
 from events.seats import Seats
 from events.store import Store
-from pbm.web import api, docs, errors, joining, operator, pages, people, settings
+from pbm.web import api, docs, errors, joining, operator, orders_api, pages, people, settings
 from pbm.web.context import Server
 from pbm.web.limits import Allowance, Doors, Limits, answer
 
@@ -60,6 +60,7 @@ def create_app(
     app.state.pbm = context
     errors.install(app)
     app.include_router(api.router)
+    app.include_router(orders_api.router)
     app.include_router(people.router)  # before operator's: /api/people/me is not a person id
     app.include_router(operator.router)
     app.include_router(operator.spectators)

@@ -43,6 +43,7 @@ def audit(log: Log, disputed: int | None = None, seed: int | None = None) -> tup
     lines += _clock(log)
     if disputed is not None:
         lines += _disputed(log, report, log.check_seq(disputed))
+    lines += _orders(log)
     lines += ["## What happened", "", "| seq | time (UTC) | who | command | event | legal |", "|---:|---|---|---|---|---|"]
     rulings = {r.seq: r for r in report.rulings}
     for seq, env in enumerate(log.envelopes):
@@ -54,6 +55,21 @@ def audit(log: Log, disputed: int | None = None, seed: int | None = None) -> tup
             command += f" ({ORIGIN_TEXT[env.origin]})"
         lines.append(f"| {seq} | {_time(env.time_ms)} | {who} | {command} | {_cell(_narrate(log, seq))} | {legal} |")
     return "\n".join(lines) + "\n", report
+
+
+def _orders(log: Log) -> list[str]:
+    """Each standing order that fired: its seq, whose it was, the move and the order's id (from
+    its command id `order:<id>:<seq>`). The order's conditions are not in the log: they were the
+    seat's secret, and a plan of its hand (docs/orders.md)."""
+    fired = [env for env in log.envelopes if env.command is not None and env.origin == "order"]
+    if not fired:
+        return []
+    lines = ["## Standing orders fired", "", f"- {len(fired)} moves were standing orders their seats left in advance", "",
+             "| seq | whose | order | move |", "|---:|---|---|---|"]
+    for env in fired:
+        order_id = (env.command_id or "").split(":")[1] if (env.command_id or "").startswith("order:") else "?"
+        lines.append(f"| {env.seq} | seat {env.actor} | `{order_id}` | `{env.command}` |")
+    return lines + [""]
 
 
 def _clock(log: Log) -> list[str]:

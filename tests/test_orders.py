@@ -280,3 +280,21 @@ def test_the_deadlines_look_fires_an_order_a_dead_process_left_unplayed(games: G
     assert games.settle(game_id) == table.seq + 1
     [env] = [env for env in store.read(game_id) if env.origin == "order"]
     assert (env.actor, env.command, env.command_id) == (seat, move, order_command_id("dead1", table.seq))
+
+
+def test_the_audit_lists_each_fired_order_with_its_seq_seat_move_and_id(games: Games, store: Store):
+    from replays.audit import audit
+
+    game_id = games.create("holly-oak", 3, seed=7)
+    table = games.table(game_id)
+    now, after = next_seat(table)
+    hand = table.view(after)["hand"]
+    stored = leave(games, game_id, after, [f"next: play {card}" for card in hand])
+    games.submit(game_id, now, table.legal_moves(now)[0], command_id="hand:1")
+    env = next(env for env in store.read(game_id) if env.origin == "order")
+    text, report = audit(Log(f"game {game_id}", store.read(game_id)), seed=7)
+    assert report.ok
+    order_id = env.command_id.split(":")[1]
+    assert order_id in {order.id for order in stored}
+    assert f"| {env.seq} | seat {after} | `{order_id}` | `{env.command}` |" in text
+    assert "(a standing order of the seat)" in text and "next:" not in text  # the order's text stays the seat's

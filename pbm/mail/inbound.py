@@ -30,6 +30,8 @@ import attrs
 
 import core
 from core.bounds import MAX_MOVE_CHARS
+from core.orders import is_order_text
+from events import orders
 from events.commands import CommandIdReused, Games, UnknownGame, UnreadableGame
 from events.seats import NotASeat, OverAllowance, SeatError, Seats, parse
 from events.store import NotPlayable
@@ -111,6 +113,8 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
     salt = _SALT_LINE.match(move)
     if salt is not None:
         return give_salt(games, game_id, seat, command_id, salt.group(1), subject, in_reply_to)
+    if is_order_text(move):
+        return leave_orders(games, game_id, seat, command_id, reply_lines(body_text(message)), subject, in_reply_to)
     try:
         clock_control.take_back(games, game_id, seat, games.table(game_id))  # a seat the autopilot plays
         submitted = games.submit(game_id, seat, move, command_id=command_id)
@@ -141,6 +145,23 @@ def give_salt(games: Games, game_id: str, seat: int, command_id: str, salt: str,
     return answer(games, game_id, seat, command_id, "salted", "salt given", subject, in_reply_to)
 
 
+def leave_orders(games: Games, game_id: str, seat: int, command_id: str, lines: list[str], subject: str, in_reply_to: str | None) -> Received:
+    """A reply whose lines are orders: they become the seat's orders (all or none), and the
+    answer lists them. A message delivered twice sets them once (its answer is recorded)."""
+    if notify.already_sent(games, game_id, f"answer:{command_id}"):
+        return Received("ordered", "orders set; answered before", game_id, seat)
+    texts = [line for line in lines if is_order_text(line)]
+    try:
+        held = orders.leave(games, game_id, seat, texts)
+    except core.IllegalMove as refusal:  # core.orders.BadOrder names the order; the log line does not
+        return answer(games, game_id, seat, command_id, "refused", "the orders were refused", subject, in_reply_to, detail=str(refusal))
+    except (NotPlayable, UnknownGame, UnreadableGame) as error:
+        return Received("dropped", f"the game cannot be played: {type(error).__name__}", game_id, seat)
+    listed = [f"  {n}. {order.text}" for n, order in enumerate(held, 1)] or ["  (none left: every order has fired)"]
+    return answer(games, game_id, seat, command_id, "ordered", f"{len(texts)} orders set", subject, in_reply_to,
+                  headline=f"Your orders in {game_id} are set; you hold now:", note="\n".join(listed))
+
+
 def answer(
     games: Games,
     game_id: str,
@@ -152,6 +173,8 @@ def answer(
     in_reply_to: str | None,
     move: str | None = None,
     detail: str | None = None,
+    headline: str | None = None,
+    note: str = "",
 ) -> Received:
     """Tell the seat what became of its mail, once per message (the send is recorded under its
     command id, so a message delivered twice is answered once)."""
@@ -165,7 +188,9 @@ def answer(
     if not reach.get("email") and not reach.get("webhook"):
         return Received(status, reason + "; the seat has no channel to answer through", game_id, seat)
     shown = "" if move is None else repr(move[:MAX_MOVE_CHARS])
-    if status == "played":
+    if headline is not None:
+        kind = status
+    elif status == "played":
         headline = f"Your move {shown} in {game_id} is played."
         kind = "played"
     elif status == "salted":
@@ -176,7 +201,7 @@ def answer(
         kind = "refused"
     try:
         table = games.table(game_id)
-        message = notify.compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, "turn", token=reach.get("token"), headline=headline)
+        message = notify.compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, "turn", note, token=reach.get("token"), headline=headline)
         message["subject"] = subject if subject.lower().startswith("re:") else f"Re: {subject or game_id}"
         message["in_reply_to"] = in_reply_to
         message["payload"]["kind"] = kind
@@ -264,11 +289,18 @@ def body_text(message: EmailMessage) -> str:
 
 def first_move_line(text: str) -> str | None:
     """The first line that is not empty, quoted, an attribution or past the end of the reply."""
+    lines = reply_lines(text)
+    return lines[0] if lines else None
+
+
+def reply_lines(text: str) -> list[str]:
+    """The reply's own lines: not empty, quoted or an attribution, up to the end of the reply."""
+    found = []
     for line in text.splitlines():
         if line.rstrip() in ("--", "-- ") or _END_OF_REPLY.match(line.strip()):
-            return None
+            break
         stripped = " ".join(line.replace("\u00a0", " ").split())
         if not stripped or stripped.startswith(">") or _ATTRIBUTION.match(stripped):
             continue
-        return stripped
-    return None
+        found.append(stripped)
+    return found

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.table import Table
@@ -25,6 +25,7 @@ from events.commands import Games, UnknownGame, UnreadableGame
 from events.envelope import Envelope
 from events.people import People
 from events.seats import SeatError, Seats
+from events.orders import Orders
 from pbm import seating, turn_report
 from pbm.people import link as person_page_link
 from pbm.mail import outbox
@@ -98,7 +99,8 @@ def tell(games: Games, game_id: str, seat: int, kind: str, seq: int, note: str =
     if not reach.get("email") and not reach.get("webhook"):
         log.info("notify %s: not sent, the seat has no channel", where)
         return False
-    message = compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, kind, note, reach.get("token"), person_link=person_link_of(games, game_id, seat))
+    message = compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, kind, note, reach.get("token"), person_link=person_link_of(games, game_id, seat),
+                      notes=Orders(games.store).notes(game_id, seat))
     channel = deliver(reach, kind, message)
     record_sent(games, game_id, field)
     log.info("notify %s: sent by %s", where, channel)
@@ -144,12 +146,13 @@ def compose(
     headline: str | None = None,
     report: Sequence[str] | None = None,
     person_link: str | None = None,
+    notes: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The seat's message: subject, text (for mail) and payload (for a webhook), with its reply
     address. Only `seat`'s own view and redacted report go in."""
     view = table.view(seat)
     title = f"{game_id} ({table.game.title})"
-    report = turn_report.since_last_move(table, envelopes, seat) if report is None else list(report)
+    report = turn_report.since_last_move(table, envelopes, seat, notes) if report is None else list(report)
     link = None if token is None else seating.link(None, token)
     over = table.outcome is not None
     reply_to = None if token is None or over else outbox.answer_address(token)
@@ -181,6 +184,12 @@ def compose(
             "To answer by mail, reply to this message (it goes to your seat's own address) with",
             f"your move alone on the first line, for example: {moves[0]}",
             "Quoted lines (starting with '>') and everything after a signature line ('-- ') are ignored.",
+        ]
+    if reply_to and not over:
+        lines += [
+            "To leave orders for your coming turns instead, reply with one order a line, for example",
+            "`next: MOVE` or `if CONDITION: MOVE` (they replace the orders you hold; the conditions of",
+            f"this game: `pbm rules {table.game.slug}` or the rules page). Orders are never shown to other seats.",
         ]
     elif reply_to:
         lines += ["", "You will get a mail when it is your turn again; answer that one with your move."]

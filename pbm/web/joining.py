@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
 from events.joining import JoinRefused, Joins
 from events.people import PersonError
-from pbm import joining
+from pbm import joining, seating
 from pbm import people as people_ops
 from pbm.web.auth import admin, bearer, token_of, unauthorized
 from pbm.web.context import Server, current
@@ -60,7 +60,7 @@ def claimed(request: Request, token: str, name: str, email: str | None, seat: in
         "seat": joined.claimed.seat,
         "name": joined.person.name,
         "token": seat_token,
-        "url": server.link(request, seat_token),
+        "url": seating.link(server.base_url(request), seat_token),
         "person": joined.person.id,
         "person_token": joined.person_token,
         "person_url": people_ops.link(server.base_url(request), joined.person_token),

@@ -19,7 +19,7 @@ def test_a_persons_turn_mail_links_to_their_page(games: Games, smtp_sink):
     app = create_app(games.store.redis, games=games, admin_token=ADMIN)
     with TestClient(app) as client:
         seats = [{"name": "Ann", "email": address}, {"name": "Bob", "email": f"bob-{uuid.uuid4().hex[:8]}@players.test"}]
-        created = client.post("/api/games", json={"game": "tranquility", "players": 2, "seats": seats, "seed": 1}, headers=bearer(ADMIN)).json()
+        created = client.post("/api/games", json={"game": "tranquility", "players": 2, "seats": seats, "seed": 1, "late_salts": False}, headers=bearer(ADMIN)).json()
     game_id = created["game_id"]
     table = games.table(game_id)
     seat = table.to_act[0]

@@ -69,7 +69,7 @@ def test_a_whole_game_through_pbm_serve_played_mostly_by_orders(env):  # noqa: F
     process, url = start_server(env)
     try:
         with httpx.Client(base_url=url, timeout=30) as http:
-            created = http.post("/api/games", json={"game": "holly-oak", "players": 3, "seed": 11, "seats": [{"name": n} for n in ("Ann", "Bob", "Cy")]}, headers=bearer(ADMIN))
+            created = http.post("/api/games", json={"game": "holly-oak", "players": 3, "seed": 11, "seats": [{"name": n} for n in ("Ann", "Bob", "Cy")], "late_salts": False}, headers=bearer(ADMIN))
             assert created.status_code == 201, created.text
             game_id = created.json()["game_id"]
             people = [bearer(seat["token"]) for seat in created.json()["seats"]]

@@ -68,7 +68,7 @@ def served_capped(cli_env) -> Iterator[tuple[str, subprocess.Popen]]:
 def test_pbm_serve_keeps_tokens_and_moves_out_of_urls_and_limits_its_doors(served_capped):
     url, process = served_capped
     with httpx.Client(base_url=url, timeout=30) as http:
-        body = {"game": "holly-oak", "players": 3, "seats": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], "forced_moves": "ask"}
+        body = {"game": "holly-oak", "players": 3, "seats": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], "forced_moves": "ask", "late_salts": False}
         created = http.post("/api/games", json=body, headers=bearer(ADMIN)).json()
         seat = next(s for s in created["seats"] if http.get("/api/me", headers=bearer(s["token"])).json()["view"]["legal_moves"])
         hand = http.get("/api/me", headers=bearer(seat["token"])).json()["view"]["hand"]

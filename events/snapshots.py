@@ -23,8 +23,10 @@ from events.codec import DecodeError
 
 # 2: the clock's settings (None, or a ClockSet's data) after the bots; 3: the late salts after it
 # (None, or core.salts.Salting's data), which every later draw's key needs: a snapshot of schema 2
-# is a miss (one cold read of the whole log), never read as a game without salts.
-SCHEMA = 3
+# is a miss (one cold read of the whole log), never read as a game without salts; 4: states that
+# learnt fields (Holly Oak's last trick, Tranquility's lost_by), which a 3 would decode as their
+# defaults.
+SCHEMA = 4
 EVERY = 64  # events between snapshots: the most a cold read folds, whatever the game's length
 
 

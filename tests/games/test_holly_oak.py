@@ -636,3 +636,26 @@ def test_cards_are_named_looked_up_and_told_kings_alike_whether_or_not_they_are_
         assert rules.card_of(str(card)) is card and rules.card_of(str(card).upper()) is card
     with pytest.raises(KeyError):
         rules.card_of("11Sp")
+
+
+def test_the_table_keeps_the_trick_taken_last_for_the_page_at_the_end():
+    """A finished game's view shows its final trick and who took it, not an empty table."""
+    import random
+
+    from core.games.holly_oak.events import CardPlayed, TrickWon
+
+    table = core.new_table("holly-oak", players=3, seed=5)
+    chooser = random.Random(5)
+    while table.to_act:
+        seat = table.to_act[0]
+        table.play(seat, chooser.choice(table.legal_moves(seat)))
+        view = table.view(None)
+        if view["trick"]:
+            continue
+        won = max(i for i, e in enumerate(table.events) if isinstance(e, TrickWon)) if any(isinstance(e, TrickWon) for e in table.events) else None
+        if won is None or view["last_winner"] is None:
+            continue
+        plays = [e for e in table.events[:won] if isinstance(e, CardPlayed)][-3:]
+        assert [(p["seat"], p["card"]) for p in view["last_trick"]] == [(e.seat, e.card) for e in plays]
+        assert view["last_winner"] == table.events[won].seat
+    assert table.outcome is not None and len(table.view(0)["last_trick"]) == 3

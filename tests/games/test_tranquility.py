@@ -702,6 +702,7 @@ def test_a_player_to_act_with_an_empty_hand_loses_for_everyone():
     assert hand(table, 0) == ["20"] and "play 20 b1" not in table.legal_moves(0)
     events = table.play(0, "play 20 a1")
     assert played(events)[-1] == GameLost(0, LossReason.STUCK) and table.view(0)["hands"] == [0]
+    assert table.view(0)["loss"] == "seat 0 can neither play a card nor discard two"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -730,6 +731,7 @@ def test_a_seat_sees_its_hand_the_grid_the_frame_and_only_sizes_of_everything_el
         "set_aside": 0,
         "start_discard": None,
         "result": None,
+        "loss": None,
     }
     assert table.view(None)["hand"] == [] and table.view(None)["legal_moves"] == []
 

@@ -202,6 +202,10 @@ class State:
     round_points: tuple[int, ...]  # of the last round scored: the tie-break
     over: bool = False
     winners: tuple[int, ...] = ()
+    # The trick won last and who won it: what the table shows once a trick is taken (a page at
+    # the end of a game would otherwise show an empty table). Cleared by a new deal.
+    last_trick: tuple[Played, ...] = ()
+    last_winner: int | None = None
 
 
 def initial(players: int, options: Mapping[str, OptionValue]) -> State:
@@ -406,6 +410,8 @@ def evolve(state: State, event: Any) -> State:
             round_points=state.round_points,
             over=state.over,
             winners=state.winners,
+            last_trick=state.last_trick,
+            last_winner=state.last_winner,
         )
     if isinstance(event, TrickWon):
         seat = event.seat
@@ -423,6 +429,8 @@ def evolve(state: State, event: Any) -> State:
             round_points=state.round_points,
             over=state.over,
             winners=state.winners,
+            last_trick=state.trick,
+            last_winner=seat,
         )
     if isinstance(event, HandsDealt):
         hands = tuple(tuple(card_of(text) for text in hand) for hand in event.hands)
@@ -436,6 +444,8 @@ def evolve(state: State, event: Any) -> State:
             trick=(),
             tricks_won=(0,) * state.players,
             kings_taken=((),) * state.players,
+            last_trick=(),
+            last_winner=None,
         )
     if isinstance(event, LeadPassed):
         return attrs.evolve(state, leader=event.seat)
@@ -469,9 +479,11 @@ def fold(state: State, events: Sequence[Any]) -> State:
 
     def unbuilt(state: State) -> tuple[list[Any], ...]:
         trick = [(played.seat, played.card, played.season) for played in state.trick]
-        return list(state.hands), trick, state.season, state.leader, list(state.tricks_won), list(state.kings_taken)
+        last = [(played.seat, played.card, played.season) for played in state.last_trick]
+        return (list(state.hands), trick, state.season, state.leader, list(state.tricks_won), list(state.kings_taken),
+                last, state.last_winner)
 
-    hands, trick, season, leader, tricks_won, kings_taken = unbuilt(state)
+    hands, trick, season, leader, tricks_won, kings_taken, last_trick, last_winner = unbuilt(state)
     changed = False  # the locals hold events the state does not
 
     def built() -> State:
@@ -488,6 +500,8 @@ def fold(state: State, events: Sequence[Any]) -> State:
             round_points=state.round_points,
             over=state.over,
             winners=state.winners,
+            last_trick=tuple(Played(*played) for played in last_trick),
+            last_winner=last_winner,
         )
 
     for event in events:
@@ -500,11 +514,11 @@ def fold(state: State, events: Sequence[Any]) -> State:
             seat = event.seat
             kings_taken[seat] = kings_taken[seat] + kings_in(card for _seat, card, _season in trick)
             tricks_won[seat] += 1
-            leader, trick = seat, []
+            leader, trick, last_trick, last_winner = seat, [], trick, seat
             changed = True
         else:
             state = evolve(built() if changed else state, event)
-            hands, trick, season, leader, tricks_won, kings_taken = unbuilt(state)
+            hands, trick, season, leader, tricks_won, kings_taken, last_trick, last_winner = unbuilt(state)
             changed = False
     return built() if changed else state
 
@@ -538,6 +552,11 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "trick": [
             {"seat": p.seat, "card": str(p.card), "season": p.season.value} for p in state.trick
         ],
+        # the trick taken last (this round's; none yet after a deal) and the seat that took it
+        "last_trick": [
+            {"seat": p.seat, "card": str(p.card), "season": p.season.value} for p in state.last_trick
+        ],
+        "last_winner": state.last_winner,
         "tricks_won": list(state.tricks_won),
         "kings_taken": [texts(kings) for kings in state.kings_taken],
         "scores": list(state.scores),

@@ -237,6 +237,7 @@ class State:
     turn: int = FIRST_SEAT
     start_discard: StartDiscard | None = None
     lost: LossReason | None = None
+    lost_by: int | None = None  # the seat whose turn it was when the voyage was lost
 
 
 def initial(players: int, options: Mapping[str, OptionValue]) -> State:
@@ -468,7 +469,7 @@ def evolve(state: State, event: Any) -> State:
     if isinstance(event, FinishPlayed):
         return attrs.evolve(taken_from_hand(state, event.seat, [FINISH]), finish_down=True)
     if isinstance(event, GameLost):
-        return attrs.evolve(state, lost=event.reason)
+        return attrs.evolve(state, lost=event.reason, lost_by=event.seat)
     raise TypeError(f"not a tranquility event: {event!r}")
 
 
@@ -694,6 +695,8 @@ def view(state: State, seat: int | None) -> dict[str, Any]:
         "set_aside": len(state.set_aside),
         "start_discard": start_discard_view(state),
         "result": None if not is_over(state) else "won" if state.finish_down else f"lost: {state.lost.value}",
+        # why the voyage was lost, in words (None unless it was)
+        "loss": None if state.lost is None else LOSS_TEXT[state.lost].format(who=seat_name(state.lost_by)),
     }
 
 

@@ -13,7 +13,10 @@ from collections import Counter
 from math import prod
 from typing import Any
 
+from pbm.result import of_view, result_lines
+
 COMMON_KEYS = ("game", "seq", "seat", "to_act", "legal_moves", "outcome", "hand")
+NOT_DEALT = "the game has not been dealt yet"
 MOVES_SHOWN = 12  # more legal moves than this are summarised (the full list: --all, --json)
 
 
@@ -39,19 +42,16 @@ def plain(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
+def not_dealt(seq: int) -> bool:
+    """Whether the position right after the event at `seq` is before the deal: only the game's
+    start (seq 0) is; every game deals in the events that follow it."""
+    return seq == 0
+
+
 def columns(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
     """Rows of cells aligned in columns (the first row is the header)."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return [(indent + "  ".join(cell.ljust(width) for cell, width in zip(row, widths))).rstrip() for row in rows]
-
-
-def outcome_text(outcome: Mapping[str, Sequence[int]]) -> str:
-    scores = ", ".join(f"seat {s}: {score}" for s, score in enumerate(outcome["scores"]))
-    if not outcome["winners"]:
-        return f"nobody won ({scores})"
-    if len(outcome["winners"]) == len(outcome["scores"]) > 1:
-        return f"everyone won ({scores})"
-    return f"won by {seats_text(outcome['winners'])} ({scores})"
 
 
 def seat_label(seat: int, viewer: int | None, bots: Mapping[int, str]) -> str:
@@ -169,13 +169,19 @@ def view_lines(
     if "hand" in view and seat is not None:
         lines.append(f"your hand: {cards_text(view['hand']) if view['hand'] else '(empty)'}")
     if view["outcome"] is not None:
-        lines.append(f"game over: {outcome_text(view['outcome'])}")
+        first, *ranking = result_lines(*of_view(view))
+        lines.append(f"game over: {first}")
+        return lines + [f"  {line}" for line in ranking]
+    if not_dealt(view["seq"] - 1):
+        lines.append(NOT_DEALT)
         return lines
     if seat is not None and seat in view["to_act"]:
         others = [s for s in view["to_act"] if s != seat]
         lines.append("Your turn" + (f" (also waiting for {seats_text(others)})" if others else "") + ".")
-    else:
+    elif view["to_act"]:
         lines.append(f"waiting for {seats_text(view['to_act'])}")
+    else:
+        lines.append("nobody is to move at this point")
     if view["legal_moves"]:
         lines += moves_lines(view["legal_moves"], all_moves)
     return lines
@@ -211,9 +217,14 @@ def summary_of(value: Any) -> str:
 
 
 def holly_oak_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
-    lines = [f"round {view['round']}, season {view['season']}; seat {view['leader']} leads this trick"]
-    trick = ", ".join(f"seat {play['seat']} -> {play['card']} ({play['season']})" for play in view["trick"])
-    lines.append(f"trick: {trick or '(no card yet)'}")
+    if view["round"] == 0:
+        return [f"round 0: {NOT_DEALT}"]
+    over = view["outcome"] is not None
+    lines = [f"round {view['round']}, season {view['season']}" + ("" if over else f"; seat {view['leader']} leads this trick")]
+    if view["trick"] or not view.get("last_trick"):
+        lines.append(f"trick: {plays_text(view['trick']) or '(no card yet)'}")
+    if not view["trick"] and view.get("last_trick"):  # the table between tricks, and at the end
+        lines.append(f"{'the last' if over else 'last'} trick, taken by seat {view['last_winner']}: {plays_text(view['last_trick'])}")
     rows = [["seat", "cards", "tricks", "kings taken", "score", "last round"]]
     for seat, size in enumerate(view["hand_sizes"]):
         rows.append([
@@ -247,6 +258,10 @@ def holidays_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]
     lines.append(f"draw pile {view['draw_pile']}, discard pile {view['discard_pile']} "
                  f"(face up: {cards_text(view['discarded_face_up'])})")
     return lines
+
+
+def plays_text(plays: Sequence[Mapping[str, Any]]) -> str:
+    return ", ".join(f"seat {play['seat']} -> {play['card']} ({play['season']})" for play in plays)
 
 
 def holiday_board_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
@@ -287,8 +302,6 @@ def tranquility_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[s
     lines += columns(rows)
     if view["set_aside"]:
         lines.append(f"set aside (Galateia): {view['set_aside']} islands, unseen")
-    if view["result"]:
-        lines.append(f"result: {view['result']}")
     return lines
 
 
@@ -315,7 +328,7 @@ def state_lines(game_id: str, slug: str, seq: int, state: Mapping[str, Any]) -> 
     """The whole state right after the event at `seq` (a referee's view): every key, each seat's
     hand on its own line."""
     players = state.get("players")
-    lines = [f"{game_id} ({slug}) after event {seq}, the whole state"]
+    lines = [f"{game_id} ({slug}) after event {seq}, the whole state" + (f": {NOT_DEALT}" if not_dealt(seq) else "")]
     rest = dict(state)
     if slug == "tranquility" and isinstance(rest.get("grid"), list):
         lines += ["grid:", *sea_lines(rest.pop("grid"))]

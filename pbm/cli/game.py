@@ -16,7 +16,8 @@ from core import bounds
 from pbm.cli import PathParam, console, emit_json, open_games, say
 from pbm.rules import option_text
 from pbm.rules import options as options_of
-from pbm.view_text import moves_lines, outcome_text, seats_text, view_lines
+from pbm.result import of_view, result_lines, result_text
+from pbm.view_text import moves_lines, seats_text, view_lines
 from workers.analytics import players_text
 from workers.bots import bot_seats, parse_seats
 
@@ -223,7 +224,8 @@ def play(game_id: str, move: str, seat: int, command_id: str | None, expect_seq:
         say("(already played: this command was recorded before, nothing new was written)")
     say(*(f"{seq:>4} {line}" for seq, line in story))
     if view["outcome"] is not None:
-        say(f"game over: {outcome_text(view['outcome'])}")
+        first, *ranking = result_lines(*of_view(view))
+        say(f"game over: {first}", *(f"  {line}" for line in ranking))
     elif seat in view["to_act"]:
         say("Your turn again.", *moves_lines(view["legal_moves"], all_moves))
     else:
@@ -238,7 +240,7 @@ def show_moves(table: core.Table, seat: int, all_moves: bool, as_json: bool) -> 
     if moves:
         say(*moves_lines(moves, all_moves))
     else:
-        say(f"seat {seat} has no move now: waiting for {seats_text(list(table.to_act))}")
+        say("the game is over: no seat has a move" if table.outcome is not None else f"seat {seat} has no move now: waiting for {seats_text(list(table.to_act))}")
     say(f"notation and examples: pbm rules {table.game.slug}")
 
 
@@ -289,4 +291,4 @@ def demo(game: str, players: int | None, seed: int | None, quiet: bool, as_json:
         return emit_json({"game_id": game_id, "game": game, "players": players, "outcome": outcome, "events": story})
     if quiet:
         say(f"{spec.title}, {players_text(['random'] * players)}: game {game_id}")
-    say(f"game over after {table.seq} events: {outcome_text(outcome)}", f"replay it: pbm log {game_id}")
+    say(f"game over after {table.seq} events: {result_text(game, outcome, table.view(None).get('loss'))}", f"replay it: pbm log {game_id}")

@@ -15,7 +15,8 @@ from typing import Any
 import click
 
 from pbm.cli import emit_json, say
-from pbm.view_text import columns, outcome_text, seats_text
+from pbm.result import result_text
+from pbm.view_text import columns, seats_text
 
 
 @click.command(name="list")
@@ -99,4 +100,4 @@ def status_text(row: dict[str, Any]) -> str:
         since = row.get("since_ms")
         when = "" if since is None else time.strftime(" since %Y-%m-%d %H:%M UTC", time.gmtime(since / 1000))
         return row.get("status", "waiting for " + seats_text(row["to_act"])) + when
-    return "over: " + outcome_text(outcome)
+    return "over: " + result_text(row["game"], outcome)

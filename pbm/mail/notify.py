@@ -29,7 +29,8 @@ from events.orders import Orders
 from pbm import seating, turn_report
 from pbm.people import link as person_page_link
 from pbm.mail import outbox
-from pbm.view_text import outcome_text, view_lines
+from pbm.result import of_view, result_text
+from pbm.view_text import view_lines
 
 log = logging.getLogger("pbm.mail.notify")
 KINDS = ("turn", "reminder", "timeout", "end")
@@ -171,7 +172,6 @@ def compose(
             lines.append(f"  ... and {len(moves) - MOVES_IN_MAIL} more ({len(moves)} in all; your page lists them)")
     lines.append("")
     if over:
-        lines.append(f"Result: {outcome_text(table.outcome.to_dict())}.")
         lines.append("The secret seed is revealed in the log: every deal and move can be checked with")
         lines.append("`pbm replay verify` on the game's replay file (the operator exports it).")
     if link:
@@ -197,7 +197,7 @@ def compose(
         lines += ["", "(No link is kept for your seat: ask the operator for a fresh one with `pbm invite`.)"]
     subject = SUBJECTS.get(kind, "{game_id}").format(game_id=game_id, seat=seat)
     if kind == "end" and table.outcome is not None:
-        subject += f" ({outcome_text(table.outcome.to_dict())})"
+        subject += f" ({result_text(*of_view(view))})"
     payload = {
         "kind": kind,
         "game_id": game_id,

@@ -34,7 +34,7 @@ def test_a_game_played_by_mail_from_start_to_end(pbm, dispatching: Games, smtp_s
         assert received.status == "played", received.line()
         answered += 1
     [end] = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Game over")]
-    assert "Result: " in end.get_content() and link in end.get_content()
+    assert "game over: " in end.get_content() and link in end.get_content()
     # Her only legal moves were played for her (no mail, no stop); every other move came by mail.
     moves = [env for env in dispatching.store.read(game_id) if env.actor == 0 and env.command and env.origin is None]
     assert len(moves) == answered and all(env.command_id.startswith("mail:0:") for env in moves)

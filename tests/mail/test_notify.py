@@ -145,7 +145,7 @@ def test_the_end_of_the_game_tells_every_seat_with_a_channel(dispatching: Games,
     assert len(turns) == len({env.seq for env in dispatching.store.read(game_id) if env.actor == 1 and env.command and env.origin is None})
     ends = [mail for mail in smtp_sink.to("bob@players.test") if mail["Subject"].startswith("Game over")]
     assert len(ends) == 1 and f"https://pbm.test/play/{bob}" in ends[0].get_content()
-    assert "Result: " in ends[0].get_content() and "pbm replay verify" in ends[0].get_content()
+    assert "game over: " in ends[0].get_content() and "(winner)" in ends[0].get_content() and "pbm replay verify" in ends[0].get_content()
     [ann_end] = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Game over")]
     assert ends[0]["Reply-To"] is None  # nothing to answer once the game is over
     assert "Your page:" not in ann_end.get_content()  # a bot's seat has no token: no link

@@ -82,7 +82,8 @@ def headline(slug: str, outcome: Mapping[str, Sequence[int]], loss: str | None =
         return "nobody won"
     best = score_text(slug, scores[winners[0]])
     if len(winners) == 1:
-        return f"{name(winners[0])} wins with {best}"
+        who = name(winners[0])
+        return f"{who} {'win' if who == 'you' else 'wins'} with {best}"
     return f"{and_list([name(s) for s in winners])} share the win with {best}"
 
 

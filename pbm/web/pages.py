@@ -178,6 +178,7 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str]) -> str:
         game_id=game_id,
         options=dict(table.started.options),
         names=names,
+        bots=sorted(table.bots),
         report=me["report"],
         story=turn_report.story(table, access.seat),
         base_path=seat_cookie.seat_path(game_id, access.seat),

@@ -72,6 +72,7 @@ def holly_oak(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, 
         "seasons": [(name, SEASON_SYMBOLS[name], name == season) for name in SEASONS.values()],
         "hand": [dict(holly_card(card), move=f"play {card}" if card in playable else None) for card in view["hand"]],
         "trick": [dict(holly_card(p["card"]), seat=p["seat"], counts_in=p["season"]) for p in view["trick"]],
+        "last_trick": [dict(holly_card(p["card"]), seat=p["seat"], counts_in=p["season"]) for p in view.get("last_trick", [])],
         "kings_taken": [[holly_card(card) for card in kings] for kings in view["kings_taken"]],
         "kings": [holly_card(card) | {"points": points} for card, points in KING_POINTS.items()],
     }

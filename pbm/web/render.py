@@ -12,7 +12,9 @@ from typing import Any
 import jinja2
 
 import core
+from pbm import result
 from pbm.clock_control import readable
+from pbm.names import Names
 from pbm.web.pictures import picture
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -35,6 +37,7 @@ def render_page(
     game_id: str,
     options: Mapping[str, Any],
     names: Sequence[str | None],
+    bots: Sequence[int] = (),
     report: Sequence[str],
     story: Sequence[Mapping[str, Any]],
     base_path: str,
@@ -53,6 +56,7 @@ def render_page(
     `refused_move`, else below the moves (or at the top, when the seat has none now); a refused
     vacation (`refused_at` "vacation") in the vacation form."""
     seat = view["seat"]
+    name = Names(tuple(names), viewer=seat, bots=frozenset(bots))
     return environment.get_template(f"{view['game']}.html").render(
         view=view,
         p=picture(view, options),
@@ -61,6 +65,12 @@ def render_page(
         seat=seat,
         my_turn=seat in view["to_act"],
         names=list(names),
+        name=name,
+        result=None if view["outcome"] is None else {
+            "headline": result.headline(view["game"], view["outcome"], view.get("loss") and name.text(view["loss"]), name=name),
+            "places": result.ranked(view["game"], view["outcome"]),
+            "cooperative": result.is_cooperative(view["game"]),
+        },
         report=report,
         story=story,
         move_url=base_path + "/move",

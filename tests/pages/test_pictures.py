@@ -121,3 +121,45 @@ def test_compose_orders_parts_by_name_and_puts_costs_after_discard():
     assert compose([("move", "discard"), ("part1", "M5"), ("part1", "C3")]) == "discard M5 C3"
     assert compose([("move", "bid"), ("part1", "600"), ("part2", "")]) == "bid 600"
     assert compose([("move", "accept")]) == "accept"
+
+
+def finished(slug: str, players: int, seed: int = 3) -> core.Table:
+    table = core.new_table(slug, players=players, seed=seed)
+    rng = random.Random(seed)
+    while table.to_act:
+        seat = table.to_act[0]
+        table.play(seat, rng.choice(table.legal_moves(seat)))
+    return table
+
+
+def text_of(html: str) -> str:
+    import re
+
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
+
+
+def test_a_finished_holly_oak_table_shows_its_last_trick_and_the_result_winner_first():
+    table = finished("holly-oak", 3)
+    text = text_of(page_of(table, 1))
+    view = table.view(1)
+    assert "No card played yet" not in text and "The last trick, taken by" in text
+    assert all(play["card"] in text for play in view["last_trick"])
+    winner = view["outcome"]["winners"][0]
+    import re
+
+    rows = re.findall(r": (\d+) points", text[text.index("The result") :].split("Since your last move")[0])
+    assert [int(r) for r in rows] == sorted(view["outcome"]["scores"], reverse=True)
+    best = max(view["outcome"]["scores"])
+    assert f"{best} points (winner)" in text
+    assert (f"you win with {best} points" if winner == 1 else f"wins with {best} points") in text
+
+
+def test_a_finished_holiday_counts_dollars_and_a_lost_voyage_says_why():
+    text = text_of(page_of(finished("holiday-board", 3), 0))
+    assert "wins with $" in text or "win with $" in text
+    table = finished("tranquility", 2)
+    text = text_of(page_of(table, 0))
+    why = table.view(0)["loss"]
+    assert table.outcome.winners == () and "lost together" in text.lower() and why.split(" ", 2)[-1] in text
+    filled = table.outcome.scores[0]
+    assert f"{filled} / {filled}" not in text and f"{filled} of 36 cells filled" in text

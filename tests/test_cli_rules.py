@@ -52,3 +52,36 @@ def test_the_readme_points_at_rules_notes_in_the_repo() -> None:
     assert "rules notes" in readme
     for slug in core.GAMES:
         assert (ROOT / "pbm" / "rules" / f"{slug}.md").is_file()
+
+
+# Working notes are for developers (docs/rules/): a player reading the rules meets none of them.
+WORKING_NOTES = (
+    "seed file", "seed text", "the seed is", "the seed's", "seed 00", ".txt", "house", "rulebook is silent",
+    "core/", "holiday-board.json", "data table", "was not found", "is a default", "docstring", "keep it as", "keep each",
+    "the engine", "follow it", "load the board", "canonical", "format(parse",
+)
+
+
+def player_texts(pbm) -> dict[str, str]:
+    from pbm.web.render import render_page
+
+    texts = {"pbm rules": pbm("rules").stdout, "README": notes("README"), "deals": notes("deals")}
+    for slug in core.GAMES:
+        texts[f"pbm rules {slug}"] = pbm("rules", slug).stdout
+        table = core.new_table(slug, players=core.GAMES[slug].min_players, seed=1)
+        page = render_page(table.view(0), game_id="g", options=dict(table.started.options), names=["Ann"], report=[],
+                           story=[], base_path="/play/t", static="/static", csrf="c")
+        texts[f"page {slug}"] = page[page.index('<details class="notation">') :]
+    return texts
+
+
+def test_no_player_facing_rules_text_carries_working_notes(pbm) -> None:
+    found = {(where, phrase) for where, text in player_texts(pbm).items() for phrase in WORKING_NOTES if phrase in text.lower()}
+    assert found == set()
+
+
+def test_the_working_notes_are_kept_for_developers() -> None:
+    for name in ("README", *core.GAMES):
+        text = (ROOT / "docs" / "rules" / f"{name}.md").read_text()
+        assert "house" in text.lower()
+    assert "seed file" in (ROOT / "docs" / "rules" / "README.md").read_text()

@@ -60,6 +60,19 @@ def test_archive_writes_the_replay_file_then_deletes_and_import_brings_it_back(p
     assert "nothing deleted" in unwritable.stderr and keys_of(redis_client, game_id)
 
 
+def test_archive_of_a_running_game_names_the_flag_that_archives_it(pbm, redis_client, tmp_path: Path) -> None:
+    running = pbm("new", "holly-oak", "--players", "3").stdout.strip()
+    refused = pbm("archive", running, "-o", str(tmp_path / "g.pbmlog"), ok=False)
+    assert "still running" in refused.stderr and "--force archives it anyway" in refused.stderr
+    assert keys_of(redis_client, running) and not (tmp_path / "g.pbmlog").exists()
+    assert "--force deletes it anyway" in pbm("delete", running, ok=False).stderr
+
+
+def test_list_says_plainly_when_its_filters_match_nothing(pbm) -> None:
+    pbm("new", "holly-oak", "--players", "3", "--seed", "5")  # seat 1 leads
+    assert pbm("list", "--running", "--waiting-for", "4").stdout.strip() == "no game matches --running --waiting-for 4"
+
+
 def test_list_filters_running_finished_and_waiting_for(pbm) -> None:
     done = finished_game(pbm, "4")
     waiting_1 = pbm("new", "holly-oak", "--players", "3", "--seed", "5", "--forced-moves", "ask").stdout.strip()  # seat 1 leads, by hand

@@ -17,8 +17,9 @@ from pbm.view_text import seats_text
 FORCE = click.option("--force", is_flag=True, help="Also a game still running.")
 
 
-def check_deletable(games_, game_id: str, force: bool) -> None:
-    """A running game is someone's: deleting it takes --force. A broken one may go without."""
+def check_deletable(games_, game_id: str, force: bool, verb: str = "deletes") -> None:
+    """A running game is someone's: deleting (or archiving, `verb`) it takes --force, and the
+    refusal names that flag for the command given. A broken one may go without."""
     if games_.store.info(game_id) is None:
         raise UnknownGame(game_id)
     try:
@@ -26,7 +27,7 @@ def check_deletable(games_, game_id: str, force: bool) -> None:
     except UnreadableGame:
         return
     if table.outcome is None and not force:
-        raise core.SetupError(f"game {game_id} is still running (waiting for {seats_text(list(table.to_act))}): --force deletes it anyway")
+        raise core.SetupError(f"game {game_id} is still running (waiting for {seats_text(list(table.to_act))}): --force {verb} it anyway")
 
 
 @click.command()
@@ -54,7 +55,7 @@ def archive(game_id: str, path: str, force: bool, as_json: bool) -> None:
     from replays import archive as replay_files
 
     games_ = open_games()
-    check_deletable(games_, game_id, force)
+    check_deletable(games_, game_id, force, verb="archives")
     from replays.log import BadLog
 
     try:

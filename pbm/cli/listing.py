@@ -69,10 +69,15 @@ def list_games(running: bool, finished: bool, waiting_for: int | None, as_json: 
     if as_json:
         return emit_rows(rows) if rows else emit_json(rows)
     if not rows:
-        return say("no such game" if filtered else "no games yet: try pbm new holly-oak --players 3, or pbm demo")
+        return say(f"no game matches {filters_text(running, finished, waiting_for)}" if filtered else "no games yet: try pbm new holly-oak --players 3, or pbm demo")
     lines = [(row["game_id"], row["game"], str(row["players"]), str(row["seq"]), status_text(row)) for row in rows]
     # Plain columns: a rich table takes seconds to lay out ten thousand games.
     click.echo("\n".join(columns([("id", "game", "players", "events", "status"), *lines], indent="")))
+
+
+def filters_text(running: bool, finished: bool, waiting_for: int | None) -> str:
+    """The filters as they were typed: `--running --waiting-for 2`."""
+    return " ".join(["--running"] * running + ["--finished"] * finished + ([] if waiting_for is None else [f"--waiting-for {waiting_for}"]))
 
 
 def emit_rows(rows: list[dict[str, Any]]) -> None:

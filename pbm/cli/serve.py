@@ -26,6 +26,17 @@ class HideTokens(logging.Filter):
         return True
 
 
+def serving_lines(url: str, operator_on: bool) -> list[str]:
+    """What a start-up says is served at `url`, and a warning when the operator's part is off."""
+    lines = [
+        f"  seats' pages: {url}/play/<seat token> (the links `pbm new` and `pbm invite` give)",
+        f"  players' API: {url}/api/me (a seat token as bearer); the spec: {url}/openapi.json",
+    ]
+    if operator_on:
+        return lines + [f"  operator's API and console: {url}/api/games, {url}/admin (PBM_ADMIN_TOKEN)"]
+    return lines + ["warning: PBM_ADMIN_TOKEN is not set: the operator's API (/api/games) and console (/admin) are off"]
+
+
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free one).")
@@ -47,7 +58,10 @@ def serve(host: str, port: int) -> None:
     listener.listen(2048)
     bound = listener.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"pbm serving on http://{shown}:{bound} ({redis_server.describe()})", err=False)
+    url = f"http://{shown}:{bound}"
+    click.echo(f"pbm serving on {url} ({redis_server.describe()})", err=False)
+    for line in serving_lines(url, bool(app.state.pbm.admin_token)):
+        click.echo(line, err=line.startswith("warning"))
     # An open seat page holds a stream of server-sent events: without a limit, stopping would
     # wait for every player to close their page.
     config = uvicorn.Config(app, log_level="info", server_header=False, timeout_graceful_shutdown=GRACE_S)

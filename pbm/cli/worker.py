@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -23,7 +24,10 @@ from events import keys, server
 from pbm.cli import PathParam, console, emit_json, errors, fail, open_games, say
 from workers import analytics
 from workers.bots import parse_kind
-from workers.dispatch import QUEUES
+from workers.dispatch import AI_QUEUE, ANALYTICS_QUEUE, NOTIFY_QUEUE, QUEUES
+
+SIMULATED = "sim-"  # the tag at the start of a simulated game's id
+QUEUE_WORK = {AI_QUEUE: "bot turns", NOTIFY_QUEUE: "turn mails and webhooks", ANALYTICS_QUEUE: "game summaries"}
 
 
 @click.command()
@@ -46,6 +50,12 @@ def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool
     for each in {id(client): client, id(queue_client): queue_client}.values():
         each.ping()  # a Redis that fails does so here, in one line, not inside rq (which warns and goes on)
     runner = make_worker(queue_client, queues or QUEUES, recovering=not no_recover, log=client)
+    served = ", ".join(f"{QUEUE_WORK.get(queue, queue)} ({queue})" for queue in queues or QUEUES)
+    errors.print(f"pbm worker: {served}, and the deadlines' scheduler, for the games in {server.describe()}"
+                 + ("; it stops when the queues are empty" if burst else ""), highlight=False, markup=False, soft_wrap=True)
+    if not os.environ.get("PBM_ADMIN_TOKEN"):
+        errors.print("warning: PBM_ADMIN_TOKEN is not set: a `pbm serve` started with this environment has its operator's API (/api/games) and console off",
+                     highlight=False, markup=False, soft_wrap=True)
     if not no_recover:
         queued = runner.recover_now()
         if queued:
@@ -161,10 +171,13 @@ def render_aggregate(slug: str, result: dict[str, Any], players: int) -> None:
 @click.option("--workers", "spawn", type=click.IntRange(0, 64), default=0, help="Start this many local workers for the run (default: use the running ones).")
 @click.option("--seed", type=click.IntRange(0, 2**200), help="Derive the games' seeds from this (reproducible runs).")
 @click.option("--stall-timeout", "stall_s", type=click.FloatRange(min=1), default=300, show_default=True, metavar="SECONDS", help="Give up when no game has finished for this long.")
+@click.option("--keep", is_flag=True, help="Keep the games in the log after the report (default: delete them).")
 @click.option("--json", "as_json", is_flag=True)
-def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir: str, spawn: int, seed: int | None, stall_s: float, as_json: bool) -> None:
+def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir: str, spawn: int, seed: int | None, stall_s: float, keep: bool, as_json: bool) -> None:
     """Play GAMES bot-only games on the workers, then write a report of who wins how often.
 
+    The games are tagged by their ids (sim-GAME-RUN-N) and deleted once the report is written,
+    unless --keep: a thousand bot games would otherwise crowd `pbm list` and `pbm stats --game`.
     A run that stops before the end (Ctrl-C, dead workers, no progress for --stall-timeout)
     deletes the games it created, so they neither linger as running games nor enter the stats.
     """
@@ -185,11 +198,12 @@ def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir:
         if not spawn and not running_workers(games_.dispatch.connection):
             fail("no worker is running: start `pbm worker` (or pass --workers N)")
         ids: list[str] = []
+        run = secrets.token_hex(3)
         try:
             for index in range(count):
                 seats = {seat: kinds[(seat + index) % len(kinds)] for seat in range(players)}
                 game_seed = None if seed is None else seed * 1_000_003 + index
-                ids.append(games_.create(game, players, seed=game_seed, bots=seats))
+                ids.append(games_.create(game, players, seed=game_seed, bots=seats, game_id=f"{SIMULATED}{game}-{run}-{index}"))
             summaries = wait_for_summaries(client, ids, started, stall_s)
         except (Stopped, KeyboardInterrupt) as stop:
             stop_workers(started)  # first, so no job of theirs writes to a game being deleted
@@ -201,10 +215,15 @@ def simulate(game: str, count: int, players: int | None, bot_list: str, out_dir:
         stop_workers(started)
     result = analytics.aggregate(summaries)
     path = report.write(Path(out_dir), game, players, kinds, summaries, result)
+    if not keep:  # the report holds what the run found; the games themselves were only the means
+        for game_id in ids:
+            games_.store.delete(game_id)
     if as_json:
-        return emit_json({"report": str(path), "games": ids, "aggregate": result})
+        return emit_json({"report": str(path), "games": ids, "kept": keep, "aggregate": result})
     render_aggregate(game, result, players)
     console.print(f"report: {path}", highlight=False)
+    console.print(f"the {len(ids)} games ({SIMULATED}{game}-{run}-N) are kept in the log" if keep
+                  else f"deleted the {len(ids)} games it played (--keep keeps them)", highlight=False)
 
 
 class Stopped(Exception):

@@ -107,3 +107,24 @@ def test_pbm_serve_keeps_tokens_and_moves_out_of_urls_and_limits_its_doors(serve
     assert "/play/<token>" in logged and f"{here} http/1.1" in logged  # the link hidden, the page's path as it is
     assert seat["token"] not in logged and seat["token"].rsplit(".", 1)[1] not in logged
     assert hidden.lower() not in logged and "1sp" not in logged and "refused" not in logged and "played" not in logged
+
+
+def test_serve_says_what_it_serves_and_warns_when_the_operators_api_is_off() -> None:
+    from pbm.cli.serve import serving_lines
+
+    on = serving_lines("http://h:1", operator_on=True)
+    assert any("/play/<seat token>" in line for line in on) and any("/api/me" in line for line in on)
+    assert any("/admin" in line for line in on) and not any(line.startswith("warning") for line in on)
+    off = serving_lines("http://h:1", operator_on=False)
+    assert off[-1].startswith("warning: PBM_ADMIN_TOKEN is not set")
+
+
+def test_pbm_serve_without_an_admin_token_warns_on_start(cli_env) -> None:
+    env = {key: value for key, value in {**os.environ, **cli_env, "PYTHONUNBUFFERED": "1"}.items() if key != "PBM_ADMIN_TOKEN"}
+    process = subprocess.Popen([sys.executable, "-m", "pbm", "serve", "--port", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().startswith("pbm serving on http://")
+        assert "PBM_ADMIN_TOKEN is not set" in process.stderr.readline()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

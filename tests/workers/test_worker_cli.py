@@ -94,6 +94,18 @@ def test_simulate_plays_on_workers_and_writes_a_report(pbm, tmp_path: Path) -> N
     assert "| heuristic | 6 |" in text and "Wilson" in text
     for chart in ("win-rates.png", "scores.png", "lengths.png"):
         assert (out / chart).read_bytes()[:4] == b"\x89PNG"
+    # Its games are tagged, and gone once the report is written.
+    assert all(game_id.startswith("sim-holiday-board-") for game_id in report["games"]) and report["kept"] is False
+    listed = {row["game_id"] for row in json.loads(pbm("list", "--json").stdout)}
+    assert listed.isdisjoint(report["games"])
+
+
+def test_simulate_keeps_its_games_with_keep(pbm, tmp_path: Path) -> None:
+    result = pbm("simulate", "holidays", "--games", "2", "--players", "2", "--workers", "1", "--seed", "4",
+                 "--out", str(tmp_path), "--keep")
+    assert "are kept in the log" in result.stdout
+    listed = {row["game_id"] for row in json.loads(pbm("list", "--finished", "--json").stdout)}
+    assert len({game_id for game_id in listed if game_id.startswith("sim-holidays-")}) >= 2
 
 
 def test_simulate_refuses_a_mismatch_of_bots_and_seats(pbm) -> None:

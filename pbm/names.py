@@ -26,6 +26,7 @@ VERB_AFTER = re.compile(r"^( (?:also |still |now |then )?)([a-z]+)\b")
 # A verb joined to the first by "and", as in "holds 1Sp and leads": agrees with it too.
 AND_VERB = re.compile(r"^((?:[^;:,.()]|[,.](?=\d))*? and )([a-z]+s)\b")
 THEIR = re.compile(r"^((?:[^;:,.()]|[,.](?=\d))*?)\btheir\b")  # "and forfeits all their money"
+SEAT_AS_THING = re.compile(r"^ is (?:played|handed|given|taken)\b")
 NOT_VERBS = frozenset({"this", "its", "his", "plus", "less", "kings", "cards", "points", "tricks", "islands", "days", "seats", "moves", "always", "as"})
 
 
@@ -57,7 +58,10 @@ class Names:
             seat, rest = int(match.group(1)), line[match.end() :]
             name = self.possessive(seat) if match.group(2) else self(seat)
             if seat == self.viewer and not match.group(2):
-                rest = agreeing(rest)
+                if SEAT_AS_THING.match(rest):  # "seat 0 is played by a bot": the seat, not its player
+                    name = "your seat"
+                else:
+                    rest = agreeing(rest)
             if match.group(0)[0] == "S":
                 name = name[:1].upper() + name[1:]
             out += [line[: match.start()], name]

@@ -11,6 +11,7 @@ import core
 from core.table import Table
 from events.commands import Games
 from events.seats import Seats
+from pbm.names import Names
 from workers.bots import bot_seats, check_seats
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
@@ -20,6 +21,12 @@ def link(base_url: str | None, token: str) -> str:
     """A seat's link: its page under the server's public address (PBM_PUBLIC_URL)."""
     base = base_url or os.environ.get("PBM_PUBLIC_URL") or DEFAULT_BASE_URL
     return f"{base.rstrip('/')}/play/{token}"
+
+
+def names(seats: Seats, game_id: str, table: Table, viewer: int | None = None) -> Names:
+    """How `viewer` (None: a spectator, a referee) reads the seats of `game_id`: their names from
+    the seat store, the table's bots. One round trip."""
+    return Names(tuple(seats.names([(game_id, table.players)])[game_id]), viewer=viewer, bots=frozenset(table.bots))
 
 
 def check_seat(games: Games, game_id: str, seat: int) -> Table:

@@ -2,7 +2,11 @@
 It turns a view dict (core's Table.view) or a whole state (replays.log.plain) into plain lines; it
 reads no log, prints nothing and imports no front end.
 
-    lines = view_lines(view, game_id="g-1", bots={2: "heuristic"})
+    lines = view_lines(view, game_id="g-1", bots={2: "heuristic"}, name=Names(("Ann", "Bob", None), viewer=0))
+
+Seats are named as the reader reads them (pbm.names): the tables' rows by `name(seat)`, and each
+sentence is written with "seat N", as core's narration is, then named by `name.text` (which also
+makes a verb agree with "you").
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from collections import Counter
 from math import prod
 from typing import Any
 
-from pbm.result import of_view, result_lines
+from pbm.names import Names
+from pbm.result import result_lines
 
 COMMON_KEYS = ("game", "seq", "seat", "to_act", "legal_moves", "outcome", "hand")
 NOT_DEALT = "the game has not been dealt yet"
@@ -54,13 +59,6 @@ def columns(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
     return [(indent + "  ".join(cell.ljust(width) for cell, width in zip(row, widths))).rstrip() for row in rows]
 
 
-def seat_label(seat: int, viewer: int | None, bots: Mapping[int, str]) -> str:
-    label = f"seat {seat}"
-    if seat == viewer:
-        label += " (you)"
-    if seat in bots:
-        label += f" (bot: {bots[seat]})"
-    return label
 
 
 # ---- moves ---------------------------------------------------------------------------------------
@@ -154,22 +152,26 @@ def view_lines(
     game_id: str | None = None,
     bots: Mapping[int, str] | None = None,
     all_moves: bool = False,
+    name: Names | None = None,
 ) -> list[str]:
     """A seat's view (or a spectator's) as lines of text: whose turn, the game's own picture,
-    the hand, the moves."""
+    the hand, the moves. `name`: how the reader reads the seats (default: by number, "you" for
+    the view's seat, "(bot)" after `bots`)."""
     bots = bots or {}
     seat = view["seat"]
-    who = "a spectator" if seat is None else f"seat {seat}"
-    name = f"{game_id} ({view['game']})" if game_id else view["game"]
+    name = name or Names(viewer=seat, bots=frozenset(bots))
+    own = None if seat is None or seat >= len(name.names) else name.names[seat]
+    who = "a spectator" if seat is None else f"{own} (seat {seat})" if own else f"seat {seat}"  # the reader's own seat, by number too
+    title = f"{game_id} ({view['game']})" if game_id else view["game"]
     # A view's seq is the seq the next event will get (what --expect-seq takes); the last event's is one less.
-    lines = [f"{name} after event {view['seq'] - 1}, as {who}"]
+    lines = [f"{title} after event {view['seq'] - 1}, as {who}"]
     if bots and view["game"] not in GAME_VIEWS:  # the games' own pictures name them per seat
-        lines.append("bots: " + ", ".join(f"seat {s} ({kind})" for s, kind in sorted(bots.items())))
-    lines += GAME_VIEWS.get(view["game"], generic_view)(view, bots)
+        lines.append("bots: " + ", ".join(f"{name(s)} ({kind})" for s, kind in sorted(bots.items())))
+    lines += GAME_VIEWS.get(view["game"], generic_view)(view, name)
     if "hand" in view and seat is not None:
         lines.append(f"your hand: {cards_text(view['hand']) if view['hand'] else '(empty)'}")
     if view["outcome"] is not None:
-        first, *ranking = result_lines(*of_view(view))
+        first, *ranking = result_lines(view["game"], view["outcome"], view.get("loss") and name.text(view["loss"]), name)
         lines.append(f"game over: {first}")
         return lines + [f"  {line}" for line in ranking]
     if not_dealt(view["seq"] - 1):
@@ -177,9 +179,9 @@ def view_lines(
         return lines
     if seat is not None and seat in view["to_act"]:
         others = [s for s in view["to_act"] if s != seat]
-        lines.append("Your turn" + (f" (also waiting for {seats_text(others)})" if others else "") + ".")
+        lines.append("Your turn" + (f" (also waiting for {names_text(others, name)})" if others else "") + ".")
     elif view["to_act"]:
-        lines.append(f"waiting for {seats_text(view['to_act'])}")
+        lines.append(f"waiting for {names_text(view['to_act'], name)}")
     else:
         lines.append("nobody is to move at this point")
     if view["legal_moves"]:
@@ -187,18 +189,22 @@ def view_lines(
     return lines
 
 
-def generic_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
+def names_text(seats: Sequence[int], name: Names) -> str:
+    return ", ".join(name(s) for s in seats) or "nobody"
+
+
+def generic_view(view: Mapping[str, Any], name: Names) -> list[str]:
     """Any game without its own picture: one line per key, per-seat lists one line per seat."""
-    return value_lines({k: v for k, v in view.items() if k not in COMMON_KEYS}, len(view.get("hand_sizes", [])) or None)
+    return value_lines({k: v for k, v in view.items() if k not in COMMON_KEYS}, len(view.get("hand_sizes", [])) or None, name)
 
 
-def value_lines(values: Mapping[str, Any], players: int | None) -> list[str]:
+def value_lines(values: Mapping[str, Any], players: int | None, name: Names | None = None) -> list[str]:
     lines = []
     for key, value in values.items():
         label = key.replace("_", " ")
         if players and isinstance(value, list) and len(value) == players and all(isinstance(v, list) for v in value):
             lines.append(f"{label}:")
-            lines += [f"  seat {seat}: {plain(item)}" for seat, item in enumerate(value)]
+            lines += [f"  {name(seat) if name else f'seat {seat}'}: {plain(item)}" for seat, item in enumerate(value)]
         elif isinstance(value, dict) and value:
             lines.append(f"{label}:")
             lines += [f"  {k.replace('_', ' ')}: {summary_of(v)}" for k, v in value.items()]
@@ -216,19 +222,20 @@ def summary_of(value: Any) -> str:
     return plain(value)
 
 
-def holly_oak_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
+def holly_oak_view(view: Mapping[str, Any], name: Names) -> list[str]:
     if view["round"] == 0:
         return [f"round 0: {NOT_DEALT}"]
     over = view["outcome"] is not None
-    lines = [f"round {view['round']}, season {view['season']}" + ("" if over else f"; seat {view['leader']} leads this trick")]
+    said = [f"round {view['round']}, season {view['season']}" + ("" if over else f"; seat {view['leader']} leads this trick")]
     if view["trick"] or not view.get("last_trick"):
-        lines.append(f"trick: {plays_text(view['trick']) or '(no card yet)'}")
+        said.append(f"trick: {plays_text(view['trick']) or '(no card yet)'}")
     if not view["trick"] and view.get("last_trick"):  # the table between tricks, and at the end
-        lines.append(f"{'the last' if over else 'last'} trick, taken by seat {view['last_winner']}: {plays_text(view['last_trick'])}")
+        said.append(f"{'the last' if over else 'last'} trick, taken by seat {view['last_winner']}: {plays_text(view['last_trick'])}")
+    lines = [name.text(line) for line in said]
     rows = [["seat", "cards", "tricks", "kings taken", "score", "last round"]]
     for seat, size in enumerate(view["hand_sizes"]):
         rows.append([
-            seat_label(seat, view["seat"], bots), str(size), str(view["tricks_won"][seat]),
+            name(seat), str(size), str(view["tricks_won"][seat]),
             cards_text(view["kings_taken"][seat]), str(view["scores"][seat]), str(view["round_points"][seat]),
         ])
     lines += columns(rows)
@@ -237,10 +244,10 @@ def holly_oak_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str
     return lines
 
 
-def holidays_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
+def holidays_view(view: Mapping[str, Any], name: Names) -> list[str]:
     destination = view["destination"] or "(none yet)"
     proposer = "" if view["proposer"] is None else f", proposed by seat {view['proposer']}"
-    lines = [
+    said = [
         f"hand {view['hand_number']}, {view['phase']}: destination {destination}{proposer} "
         f"(seat {view['first_proposer']} proposed first)",
         f"holiday value {view['holiday_value']}: face up {cards_text(view['pot_face_up'])}, "
@@ -249,10 +256,11 @@ def holidays_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]
     ]
     for record in view["set_off"]:
         cards = cards_text(record["cards"]) if record["cards"] else f"{record['card_count']} cards, unseen"
-        lines.append(f"set off: seat {record['seat']} {record.get('combination') or 'discarded'} ({cards})")
+        said.append(f"set off: seat {record['seat']}: {record.get('combination') or 'discarded'} ({cards})")
+    lines = [name.text(line) for line in said]
     rows = [["seat", "win points", "cards", "destinations played"]]
     for seat, size in enumerate(view["hand_sizes"]):
-        rows.append([seat_label(seat, view["seat"], bots), str(view["win_points"][seat]), str(size),
+        rows.append([name(seat), str(view["win_points"][seat]), str(size),
                      cards_text(view["destinations_played"][seat])])
     lines += columns(rows)
     lines.append(f"draw pile {view['draw_pile']}, discard pile {view['discard_pile']} "
@@ -264,19 +272,19 @@ def plays_text(plays: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(f"seat {play['seat']} -> {play['card']} ({play['season']})" for play in plays)
 
 
-def holiday_board_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
+def holiday_board_view(view: Mapping[str, Any], name: Names) -> list[str]:
     where = f"in {view['city']} on {view['day']}" if view["city"] else "on the ground"
     charterer = "" if view["charterer"] is None else f"; seat {view['charterer']} chartered the plane"
-    lines = [f"{view['phase']}: {where}{charterer}"]
+    lines = [name.text(f"{view['phase']}: {where}{charterer}")]
     auction = view["auction"]
     if auction is not None:
         high = "no bid yet" if auction["high_bidder"] is None else f"high bid ${auction['high_bid']:,} by seat {auction['high_bidder']}"
         to = f" to {auction['destination']}" if auction["destination"] else ""
-        lines.append(f"auction opened by seat {auction['opener']}: {high}{to} (bids up to ${auction['cap']:,}); "
-                     f"passed: {seats_text(auction['passed'])}")
+        lines.append(name.text(f"auction opened by seat {auction['opener']}: {high}{to} (bids up to ${auction['cap']:,}); ")
+                     + f"passed: {names_text(auction['passed'], name)}")
     rows = [["seat", "money", "points", "cards", "seen"]]
     for seat, size in enumerate(view["hand_sizes"]):
-        rows.append([seat_label(seat, view["seat"], bots), f"${view['money'][seat]:,}", str(view["points"][seat]),
+        rows.append([name(seat), f"${view['money'][seat]:,}", str(view["points"][seat]),
                      str(size), cards_text(view["seen"][seat])])
     lines += columns(rows)
     if view["destinations"]:
@@ -288,17 +296,17 @@ def holiday_board_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list
     return lines
 
 
-def tranquility_view(view: Mapping[str, Any], bots: Mapping[int, str]) -> list[str]:
+def tranquility_view(view: Mapping[str, Any], name: Names) -> list[str]:
     frame = view["frame"]
     lines = [f"the sea, {view['filled']} of 36 filled (ascending from a1 to f6):", *sea_lines(view["grid"])]
     lines.append(f"frame: start {'played' if frame['start'] else 'not yet'}, finish {'played' if frame['finish'] else 'not yet'}")
     if view["start_discard"]:
         owed = view["start_discard"]
-        lines.append(f"the Start's discard: {owed['owed']} cards still owed, circle {owed['circle']}, "
-                     f"at least {owed['at_least']} each (started by seat {owed['starter']})")
+        lines.append(name.text(f"the Start's discard: {owed['owed']} cards still owed, circle {owed['circle']}, "
+                               f"at least {owed['at_least']} each (started by seat {owed['starter']})"))
     rows = [["seat", "pile", "hand", "discarded"]]
     for seat, pile in enumerate(view["piles"]):
-        rows.append([seat_label(seat, view["seat"], bots), str(pile), str(view["hands"][seat]), str(view["discarded"][seat])])
+        rows.append([name(seat), str(pile), str(view["hands"][seat]), str(view["discarded"][seat])])
     lines += columns(rows)
     if view["set_aside"]:
         lines.append(f"set aside (Galateia): {view['set_aside']} islands, unseen")
@@ -316,7 +324,7 @@ def sea_lines(grid: Mapping[str, int] | Sequence[int]) -> list[str]:
     return lines
 
 
-GAME_VIEWS: dict[str, Callable[[Mapping[str, Any], Mapping[int, str]], list[str]]] = {
+GAME_VIEWS: dict[str, Callable[[Mapping[str, Any], Names], list[str]]] = {
     "holly-oak": holly_oak_view,
     "holidays": holidays_view,
     "holiday-board": holiday_board_view,

@@ -1,12 +1,15 @@
 """A referee's report on one game, in Markdown: who did what and when, whether each move was legal,
 each seat's view at a disputed point, and the verification result. Read-only; writes no file.
+
+Seats are named by the caller's `name` (the shell's pbm.names.Names, from the seat store: replays
+must not import the shell), by number without one; events no seat caused are the game's own.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 import core
 from core.table import duration_text
@@ -18,11 +21,28 @@ MARK = {OK: "yes", FAIL: "**NO**", NOTE: "unchecked"}
 # A command the shell played for its seat (the envelope's origin, docs/orders.md): said so, since a
 # referee asked "did the player choose this?" must be able to answer.
 ORIGIN_TEXT = {"forced": "forced: the seat's only legal move, played by pbm", "order": "a standing order of the seat"}
+SYSTEM = "the game"  # who is credited with an event no seat's command caused (a deal, a timeout)
 
 
-def audit(log: Log, disputed: int | None = None, seed: int | None = None) -> tuple[str, Report]:
+class Naming(Protocol):
+    def __call__(self, seat: int) -> str: ...
+    def text(self, line: str) -> str: ...
+
+
+class ByNumber:
+    """Seats by number, lines as core narrates them: an audit without the seat store (a file)."""
+
+    def __call__(self, seat: int) -> str:
+        return f"seat {seat}"
+
+    def text(self, line: str) -> str:
+        return line
+
+
+def audit(log: Log, disputed: int | None = None, seed: int | None = None, name: Naming | None = None) -> tuple[str, Report]:
     """The report and the verification in it; `disputed` (a seq) adds each seat's view just
-    before and after that event."""
+    before and after that event. `name`: how seats are named (default: by number)."""
+    name = name or ByNumber()
     report = verify(log, seed)
     started = log.started
     lines = [
@@ -33,31 +53,31 @@ def audit(log: Log, disputed: int | None = None, seed: int | None = None) -> tup
         f"- events: {len(log.events)} (seq 0 to {log.last_seq}), from {_time(log.envelopes[0].time_ms)} to {_time(log.envelopes[-1].time_ms)}",
         f"- seed commitment: `{started.seed_commitment}`",
         f"- seed: {_seed_text(log)}",
-        f"- result: {_result(log)}",
+        f"- result: {_result(log, name)}",
         "",
         "## Verification",
         "",
         *[f"- {line}" for line in report.lines()],
         "",
     ]
-    lines += _clock(log)
+    lines += _clock(log, name)
     if disputed is not None:
-        lines += _disputed(log, report, log.check_seq(disputed))
-    lines += _orders(log)
+        lines += _disputed(log, report, log.check_seq(disputed), name)
+    lines += _orders(log, name)
     lines += ["## What happened", "", "| seq | time (UTC) | who | command | event | legal |", "|---:|---|---|---|---|---|"]
     rulings = {r.seq: r for r in report.rulings}
     for seq, env in enumerate(log.envelopes):
         ruling = rulings.get(seq) if env.command is not None else None
         legal = MARK[ruling.status] if ruling else ""
-        who = "system" if env.actor is None else f"seat {env.actor}"
+        who = SYSTEM if env.actor is None else name(env.actor)
         command = f"`{env.command}`" if env.command is not None else ""
         if env.command is not None and env.origin is not None:
             command += f" ({ORIGIN_TEXT[env.origin]})"
-        lines.append(f"| {seq} | {_time(env.time_ms)} | {who} | {command} | {_cell(_narrate(log, seq))} | {legal} |")
+        lines.append(f"| {seq} | {_time(env.time_ms)} | {_cell(who)} | {command} | {_cell(name.text(_narrate(log, seq)))} | {legal} |")
     return "\n".join(lines) + "\n", report
 
 
-def _orders(log: Log) -> list[str]:
+def _orders(log: Log, name: Naming) -> list[str]:
     """Each standing order that fired: its seq, whose it was, the move and the order's id (from
     its command id `order:<id>:<seq>`). The order's conditions are not in the log: they were the
     seat's secret, and a plan of its hand (docs/orders.md)."""
@@ -68,11 +88,11 @@ def _orders(log: Log) -> list[str]:
              "| seq | whose | order | move |", "|---:|---|---|---|"]
     for env in fired:
         order_id = (env.command_id or "").split(":")[1] if (env.command_id or "").startswith("order:") else "?"
-        lines.append(f"| {env.seq} | seat {env.actor} | `{order_id}` | `{env.command}` |")
+        lines.append(f"| {env.seq} | {_cell(name(env.actor))} | `{order_id}` | `{env.command}` |")
     return lines + [""]
 
 
-def _clock(log: Log) -> list[str]:
+def _clock(log: Log, name: Naming) -> list[str]:
     """The clock's story: its settings, and each person's turn with its deadline (as the log had
     it when the turn ended) and how it ended: moved in time, moved late, or timed out."""
     try:
@@ -89,7 +109,7 @@ def _clock(log: Log) -> list[str]:
         + (", ".join(duration_text(r) for r in settings.reminders_s) + " before" if settings.reminders_s else "none")
         + f"; vacation: {settings.vacation_days} days a year per seat; autopilot after "
         + (f"{settings.autopilot_after} timeouts in a row" if settings.autopilot_after else "no number of timeouts"),
-        f"- timeouts: {len(clock.timeouts)}" + ("" if not clock.timeouts else " (" + ", ".join(f"seat {seat} at seq {seq}" for seq, seat, _turn in clock.timeouts) + ")"),
+        f"- timeouts: {len(clock.timeouts)}" + ("" if not clock.timeouts else " (" + ", ".join(f"{name(seat)} at seq {seq}" for seq, seat, _turn in clock.timeouts) + ")"),
         "",
         "| turn (seq) | seat | began (UTC) | due (UTC) | ended | how |",
         "|---:|---|---|---|---|---|",
@@ -109,21 +129,21 @@ def _clock(log: Log) -> list[str]:
             how = "moved while the clock was paused"
         else:
             how = "in time" if env.time_ms <= due else f"late by {duration_text(max(1, (env.time_ms - due) // 1000))}"
-        lines.append(f"| {before.turn} | seat {env.actor} | {_time(before.turn_started_ms)} | {_time(due) if due else 'paused'} | {_time(env.time_ms)} | {how} |")
+        lines.append(f"| {before.turn} | {_cell(name(env.actor))} | {_time(before.turn_started_ms)} | {_time(due) if due else 'paused'} | {_time(env.time_ms)} | {how} |")
     return [*lines, ""]
 
 
-def _disputed(log: Log, report: Report, seq: int) -> list[str]:
+def _disputed(log: Log, report: Report, seq: int, name: Naming) -> list[str]:
     env = log.envelopes[seq]
     first = _command_start(log, seq)
-    lines = [f"## The disputed point: seq {seq}", "", f"Event: {log.narrate(seq)} (`{env.kind}`)", ""]
+    lines = [f"## The disputed point: seq {seq}", "", f"Event: {name.text(log.narrate(seq))} (`{env.kind}`)", ""]
     if first is None:
         lines += ["It is part of the opening: no player's command caused it.", ""]
     else:
         cause = log.envelopes[first]
         ruling = next((r for r in report.rulings if r.seq == first or r.seq == seq), None)
         lines += [
-            f"Caused by seat {cause.actor}'s command `{cause.command}` at seq {first}"
+            f"Caused by {name(cause.actor)}'s command `{cause.command}` at seq {first}"
             + (f" (command id `{cause.command_id}`)" if cause.command_id else "")
             + f", sent {_time(cause.time_ms)}.",
             "",
@@ -133,17 +153,17 @@ def _disputed(log: Log, report: Report, seq: int) -> list[str]:
     at = seq if first is None else first
     if at > 0:
         lines += [f"### Each seat's view just before (after seq {at - 1})", ""]
-        lines += _views(log, at - 1)
+        lines += _views(log, at - 1, name)
     lines += [f"### Each seat's view just after (after seq {seq})", ""]
-    lines += _views(log, seq)
+    lines += _views(log, seq, name)
     return lines
 
 
-def _views(log: Log, seq: int) -> list[str]:
+def _views(log: Log, seq: int, name: Naming) -> list[str]:
     table = log.table(seq)
     out = []
     for seat in [*range(log.started.players), None]:
-        title = "spectator (public)" if seat is None else f"seat {seat}"
+        title = "spectator (public)" if seat is None else f"{name(seat)} (seat {seat})" if name(seat) != f"seat {seat}" else f"seat {seat}"
         out += [f"**{title}**", "", "```json", json.dumps(table.view(seat), sort_keys=False), "```", ""]
     return out
 
@@ -179,15 +199,15 @@ def _seed_text(log: Log) -> str:
     return "not revealed yet (the game is running)" if seed is None else f"revealed at seq {log.last_seq}: `{seed:064x}`"
 
 
-def _result(log: Log) -> str:
+def _result(log: Log, name: Naming) -> str:
     try:
         outcome = log.table().outcome
     except ValueError as error:
         return f"cannot be rebuilt ({error})"
     if outcome is None:
         return "running"
-    winners = ", ".join(f"seat {s}" for s in outcome.winners) or "nobody"
-    return f"won by {winners}; scores " + ", ".join(f"seat {s}: {v}" for s, v in enumerate(outcome.scores))
+    winners = ", ".join(name(s) for s in outcome.winners) or "nobody"
+    return f"won by {winners}; scores " + ", ".join(f"{name(s)}: {v}" for s, v in enumerate(outcome.scores))
 
 
 def _time(time_ms: int) -> str:

@@ -37,7 +37,7 @@ def test_the_tour_new_show_play_log(pbm) -> None:
     shown = pbm("show", game_id, "--as", "1").stdout
     assert "your hand:" in shown and "play 1Sp" in shown
     played = pbm("play", game_id, "--as", "1", "PLAY 1sp").stdout
-    assert "seat 1 led 1Sp" in played and "waiting for seat 2" in played
+    assert "you led 1Sp" in played and "waiting for seat 2" in played  # the reader is "you"
     assert json.loads(pbm("show", game_id, "--json").stdout)["seq"] == 3
     story = pbm("log", game_id, "--as", "0").stdout
     assert "started for 3 players" in story and "seat 1 led 1Sp" in story

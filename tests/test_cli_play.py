@@ -75,7 +75,7 @@ def test_a_person_plays_a_bots_seat_only_with_force(pbm) -> None:
     refused = pbm("play", game_id, "--as", "1", "play 1Sp", ok=False)
     assert "seat 1 is played by a bot (random): --force" in refused.stderr
     assert events_of(pbm, game_id) == before
-    assert "seat 1 led 1Sp" in pbm("play", game_id, "--as", "1", "play 1Sp", "--force").stdout
+    assert "you led 1Sp" in pbm("play", game_id, "--as", "1", "play 1Sp", "--force").stdout
 
 
 def test_new_with_a_bot_warns_when_no_worker_runs(pbm, redis_client) -> None:
@@ -89,7 +89,7 @@ def test_new_with_a_bot_warns_when_no_worker_runs(pbm, redis_client) -> None:
 def test_show_says_your_turn_names_the_bots_and_summarises_long_move_lists(pbm) -> None:
     game_id = new_game(pbm, "--bot", "2=heuristic")
     shown = pbm("show", game_id, "--as", "1").stdout
-    assert "Your turn." in shown and "seat 2 (bot: heuristic)" in shown and "seat 1 (you)" in shown
+    assert "Your turn." in shown and "seat 2 (bot)" in shown and "as seat 1" in shown and "you lead this trick" in shown
     assert "Your turn" not in pbm("show", game_id, "--as", "0").stdout
     board = pbm("new", "holiday-board", "--players", "3", "--seed", "1").stdout.strip()
     pbm("play", board, "--as", "0", "bid 100")

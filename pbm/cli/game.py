@@ -16,8 +16,10 @@ from core import bounds
 from pbm.cli import PathParam, console, emit_json, open_games, say
 from pbm.rules import option_text
 from pbm.rules import options as options_of
-from pbm.result import of_view, result_lines, result_text
-from pbm.view_text import moves_lines, seats_text, view_lines
+from pbm import seating, turn_report
+from pbm.names import Names
+from pbm.result import result_lines, result_text
+from pbm.view_text import moves_lines, names_text, view_lines
 from workers.analytics import players_text
 from workers.bots import bot_seats, parse_seats
 
@@ -184,11 +186,19 @@ ALL_MOVES = click.option("--all", "all_moves", is_flag=True, help="Every legal m
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (every legal move).")
 def show(game_id: str, seat: int | None, all_moves: bool, as_json: bool) -> None:
     """Show a game as a seat sees it: the state, whose turn it is, the legal moves."""
-    table = open_games().table(game_id)
+    games_ = open_games()
+    table = games_.table(game_id)
     view = table.view(seat)
     if as_json:
         return emit_json(view)
-    say(*view_lines(view, game_id, bot_seats(table.events), all_moves))
+    say(*view_lines(view, game_id, bot_seats(table.events), all_moves, name=names_of(games_, game_id, table, seat)))
+
+
+def names_of(games_: Any, game_id: str, table: core.Table, viewer: int | None) -> Names:
+    """How `viewer` reads the seats: their names from the seat store (pbm.names)."""
+    from events.seats import Seats
+
+    return seating.names(Seats(games_.store.redis), game_id, table, viewer)
 
 
 HELP_MOVES = ("help", "?")
@@ -217,19 +227,20 @@ def play(game_id: str, move: str, seat: int, command_id: str | None, expect_seq:
     table = games_.table(game_id)
     story = [(seq, line) for seq, line in table.narrate(seat, start=submitted.seq) if seq < submitted.seq + len(submitted.events)]
     view = table.view(seat)
-    if as_json:
+    if as_json:  # a machine's form: the story as core tells it, seats by number
         events = [{"seq": seq, "text": text} for seq, text in story]
         return emit_json({"seq": submitted.seq, "duplicate": submitted.duplicate, "events": events, "view": view})
+    name = names_of(games_, game_id, table, seat)
     if submitted.duplicate:
         say("(already played: this command was recorded before, nothing new was written)")
-    say(*(f"{seq:>4} {line}" for seq, line in story))
+    say(*(f"{seq:>4} {name.text(line)}" for seq, line in story))
     if view["outcome"] is not None:
-        first, *ranking = result_lines(*of_view(view))
+        first, *ranking = result_lines(view["game"], view["outcome"], view.get("loss") and name.text(view["loss"]), name)
         say(f"game over: {first}", *(f"  {line}" for line in ranking))
     elif seat in view["to_act"]:
         say("Your turn again.", *moves_lines(view["legal_moves"], all_moves))
     else:
-        say(f"now waiting for {seats_text(view['to_act'])}")
+        say(f"now waiting for {names_text(view['to_act'], name)}")
 
 
 def show_moves(table: core.Table, seat: int, all_moves: bool, as_json: bool) -> None:
@@ -240,7 +251,7 @@ def show_moves(table: core.Table, seat: int, all_moves: bool, as_json: bool) -> 
     if moves:
         say(*moves_lines(moves, all_moves))
     else:
-        say("the game is over: no seat has a move" if table.outcome is not None else f"seat {seat} has no move now: waiting for {seats_text(list(table.to_act))}")
+        say("the game is over: no seat has a move" if table.outcome is not None else f"seat {seat} has no move now: waiting for {names_text(list(table.to_act), Names(bots=frozenset(table.bots)))}")
     say(f"notation and examples: pbm rules {table.game.slug}")
 
 
@@ -250,13 +261,14 @@ def show_moves(table: core.Table, seat: int, all_moves: bool, as_json: bool) -> 
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def log(game_id: str, seat: int | None, as_json: bool) -> None:
     """The story of a game so far, as a seat may see it; each event with its seq."""
-    table = open_games().table(game_id)
+    games_ = open_games()
+    table = games_.table(game_id)
     if seat is not None:
         table.check_seat(seat)
-    lines = table.narrate(seat)
-    if as_json:
-        return emit_json([{"seq": seq, "text": text} for seq, text in lines])
-    say(*(f"{seq:>4} {text}" for seq, text in lines))
+    if as_json:  # a machine's form: seats by number
+        return emit_json([{"seq": seq, "text": text} for seq, text in table.narrate(seat)])
+    story = turn_report.story(table, seat, names_of(games_, game_id, table, seat))
+    say(*(f"{line['seq']:>4} {line['text']}" for line in story))
 
 
 @click.command()

@@ -13,9 +13,11 @@ from typing import Any
 
 import click
 
+import core
 from events import server
 from events.store import Store
 from pbm.cli import PathParam, console, emit_json, fail, rule, say
+from pbm.names import Names
 from pbm.view_text import state_lines, view_lines
 from replays import archive
 from replays.audit import audit as audit_report
@@ -56,6 +58,14 @@ def open_log(ref: str, checked: bool = True) -> Log:
         raise BadLog(ref, "no such file")
     log = from_store(store(), ref)
     return log.check_integrity() if checked else log
+
+
+def seat_names(log: Log) -> Names:
+    """The seats of a game in Redis named from the seat store, as a referee reads them (no "you")."""
+    from events.seats import Seats
+
+    names = Seats(store().redis).names([(log.game_id, log.started.players)])[log.game_id]
+    return Names(tuple(names), bots=frozenset(core.table.bot_seats(log.events)))
 
 
 def table_output(log: Log, at: int | None, seat: int | None, public: bool) -> dict[str, Any]:
@@ -321,7 +331,7 @@ def audit(ref: str, seq: int | None, path: str | None, secret_seed: bool, refere
     if seq is not None:
         log.check_seq(seq)
         check_referee(log, referee, "the report's views at --seq")
-    text, report = audit_report(log, seq, seed)
+    text, report = audit_report(log, seq, seed, name=None if Path(ref).is_file() else seat_names(log))
     if path:
         Path(path).write_text(text)
     if as_json:

@@ -35,7 +35,7 @@ from events import orders
 from events.commands import CommandIdReused, Games, UnknownGame, UnreadableGame
 from events.seats import NotASeat, OverAllowance, SeatError, Seats, parse
 from events.store import NotPlayable
-from pbm import clock_control
+from pbm import clock_control, seating
 from pbm.mail import notify, outbox
 
 MAX_MESSAGE_BYTES = 1_000_000  # a reply with its quoted turn mail is a few KB; an attachment is refused
@@ -197,11 +197,14 @@ def answer(
         headline = f"Your salt for {game_id} is in: it is mixed with the seed into every deal."
         kind = "salted"
     else:
-        headline = f"Your mail to {game_id}, seat {seat}, was not played: {detail or reason}" + (f" (the move: {shown})" if shown else "")
+        headline = f"Your mail to {game_id} was not played: {detail or reason}" + (f" (the move: {shown})" if shown else "")
         kind = "refused"
     try:
         table = games.table(game_id)
-        message = notify.compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, "turn", note, token=reach.get("token"), headline=headline)
+        name = seating.names(Seats(games.store.redis), game_id, table, seat)
+        if status != "played":  # a refusal may quote the rules' words for seats ("it is not seat 1's turn")
+            headline = name.text(headline)
+        message = notify.compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, "turn", note, token=reach.get("token"), headline=headline, name=name)
         message["subject"] = subject if subject.lower().startswith("re:") else f"Re: {subject or game_id}"
         message["in_reply_to"] = in_reply_to
         message["payload"]["kind"] = kind

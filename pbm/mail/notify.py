@@ -29,23 +29,25 @@ from events.orders import Orders
 from pbm import seating, turn_report
 from pbm.people import link as person_page_link
 from pbm.mail import outbox
-from pbm.result import of_view, result_text
+from pbm.names import Names
+from pbm.result import result_text
 from pbm.view_text import view_lines
 
 log = logging.getLogger("pbm.mail.notify")
 KINDS = ("turn", "reminder", "timeout", "end")
 MOVES_IN_MAIL = 12  # the first moves (or the patterns standing for them) a message lists
 
+# {you}: how the seat is addressed, its name (or "seat N" when it has none or shares it)
 HEADLINES = {
-    "turn": "Your turn in {game}, seat {seat}.",
-    "reminder": "Reminder: {game} is waiting for your move, seat {seat}.",
-    "timeout": "Your time ran out in {game}, seat {seat}: the autopilot moved for you.",
+    "turn": "Your turn in {game}, {you}.",
+    "reminder": "Reminder: {game} is waiting for your move, {you}.",
+    "timeout": "Your time ran out in {game}, {you}: the autopilot moved for you.",
     "end": "Game over: {game}.",
 }
 SUBJECTS = {
-    "turn": "Your turn: {game_id}, seat {seat}",
-    "reminder": "Reminder, your turn: {game_id}, seat {seat}",
-    "timeout": "Timed out: {game_id}, seat {seat}",
+    "turn": "Your turn: {game_id}, {you}",
+    "reminder": "Reminder, your turn: {game_id}, {you}",
+    "timeout": "Timed out: {game_id}, {you}",
     "end": "Game over: {game_id}",
 }
 
@@ -100,8 +102,9 @@ def tell(games: Games, game_id: str, seat: int, kind: str, seq: int, note: str =
     if not reach.get("email") and not reach.get("webhook"):
         log.info("notify %s: not sent, the seat has no channel", where)
         return False
+    name = seating.names(Seats(games.store.redis), game_id, table, seat)
     message = compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, kind, note, reach.get("token"), person_link=person_link_of(games, game_id, seat),
-                      notes=Orders(games.store).notes(game_id, seat))
+                      notes=Orders(games.store).notes(game_id, seat), name=name)
     channel = deliver(reach, kind, message)
     record_sent(games, game_id, field)
     log.info("notify %s: sent by %s", where, channel)
@@ -148,23 +151,27 @@ def compose(
     report: Sequence[str] | None = None,
     person_link: str | None = None,
     notes: Sequence[Mapping[str, Any]] = (),
+    name: Names | None = None,
 ) -> dict[str, Any]:
     """The seat's message: subject, text (for mail) and payload (for a webhook), with its reply
-    address. Only `seat`'s own view and redacted report go in."""
+    address. Only `seat`'s own view and redacted report go in. `name`: how `seat` reads the
+    seats (seating.names); without it, by number. The payload's fields keep seat numbers."""
+    name = name or Names(viewer=seat, bots=frozenset(table.bots))
+    you = Names(name.names, bots=name.bots)(seat)  # how the seat is addressed: its own name
     view = table.view(seat)
     title = f"{game_id} ({table.game.title})"
-    report = turn_report.since_last_move(table, envelopes, seat, notes) if report is None else list(report)
+    report = turn_report.since_last_move(table, envelopes, seat, notes, name) if report is None else list(report)
     link = None if token is None else seating.link(None, token)
     over = table.outcome is not None
     reply_to = None if token is None or over else outbox.answer_address(token)
     moves = view["legal_moves"]
-    lines = [headline or HEADLINES[kind].format(game=title, seat=seat)]
+    lines = [headline or HEADLINES[kind].format(game=title, you=you)]
     if note:
         lines.append(note)
     lines += ["", "Since your last move:" if report else "Nothing has happened since your last move."]
     lines += [f"  {line}" for line in report]
     lines.append("")
-    lines += view_lines({**view, "legal_moves": []}, game_id, table.bots)
+    lines += view_lines({**view, "legal_moves": []}, game_id, table.bots, name=name)
     if moves:
         lines.append("Your moves:")
         lines += [f"  {move}" for move in moves[:MOVES_IN_MAIL]]
@@ -195,9 +202,9 @@ def compose(
         lines += ["", "You will get a mail when it is your turn again; answer that one with your move."]
     elif not over and token is None:
         lines += ["", "(No link is kept for your seat: ask the operator for a fresh one with `pbm invite`.)"]
-    subject = SUBJECTS.get(kind, "{game_id}").format(game_id=game_id, seat=seat)
+    subject = SUBJECTS.get(kind, "{game_id}").format(game_id=game_id, you=you)
     if kind == "end" and table.outcome is not None:
-        subject += f" ({result_text(*of_view(view))})"
+        subject += f" ({result_text(view['game'], view['outcome'], view.get('loss') and name.text(view['loss']), name)})"
     payload = {
         "kind": kind,
         "game_id": game_id,

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import core
 from events import clock as clocks
-from pbm import clock_control, turn_report
+from pbm import clock_control, seating, turn_report
 from events.orders import Orders
 from events.seats import NotASeat, OverAllowance, TokenCheck
 from pbm.web.auth import SeatAccess, bearer, checked, me, move_check, refusal, token_of
@@ -75,7 +75,9 @@ def seat_view(access: SeatAccess) -> dict[str, Any]:
         "game_id": access.game_id,
         "seat": access.seat,
         "view": table.view(access.seat),
-        "report": turn_report.since_last_move(table, games.store.since_move(access.game_id, access.seat, table.seq - 1), access.seat, orders.notes(access.game_id, access.seat)),
+        # The report is text for a person, with the seats' names; the view's fields keep seat numbers.
+        "report": turn_report.since_last_move(table, games.store.since_move(access.game_id, access.seat, table.seq - 1), access.seat,
+                                              orders.notes(access.game_id, access.seat), seating.names(access.server.seats, access.game_id, table, access.seat)),
         "orders": [order.to_json() for order in orders.read(access.game_id, access.seat)],
         # The due time (ISO 8601 UTC) of the turn in progress, null without a clock or while paused;
         # whose it is and a line to read are in "clock".
@@ -97,7 +99,8 @@ def get_me(access: SeatAccess = Depends(me)) -> dict[str, Any]:
 @router.get("/log", summary="The whole story of your game, as your seat may see it")
 def get_my_log(access: SeatAccess = Depends(me)) -> dict[str, Any]:
     table = access.server.games.table(access.game_id)
-    return {"game_id": access.game_id, "seat": access.seat, "log": turn_report.story(table, access.seat)}
+    name = seating.names(access.server.seats, access.game_id, table, access.seat)
+    return {"game_id": access.game_id, "seat": access.seat, "log": turn_report.story(table, access.seat, name)}
 
 
 @router.get("/export", summary="Your game's replay file, once it is over (pbm replay verify FILE checks it)", response_class=Response,
@@ -161,10 +164,11 @@ def post_move(
     checked(check)
     stop = submitted.seq + len(submitted.events)
     after = games.table_at(access.game_id, stop)  # this process folded its own append: no read
+    name = seating.names(server.seats, access.game_id, after, seat)
     if submitted.duplicate or before.seq != submitted.seq or before.seq != expected_seq:
-        report = turn_report.lines_between(after, seat, submitted.seq, stop)
+        report = turn_report.lines_between(after, seat, submitted.seq, stop, name)
     else:  # only the new events are narrated, from the state before them
-        report = turn_report.lines_after(before, after.events[submitted.seq : stop], seat)
+        report = turn_report.lines_after(before, after.events[submitted.seq : stop], seat, name)
     # A JSONResponse skips FastAPI's encoding pass over the return value: the dict is JSON already.
     return JSONResponse({"seq": submitted.seq, "duplicate": submitted.duplicate, "view": after.view(seat), "report": report})
 

@@ -35,7 +35,7 @@ import core
 from events import keys
 from events.joining import open_seats_of
 from events.store import Conflict
-from pbm import clock_control, turn_report
+from pbm import clock_control, seating, turn_report
 from pbm.rules import notes as rules_notes
 from pbm.web import notes, seat_cookie
 from pbm.web.api import command_id, seat_view, taken_back
@@ -180,7 +180,7 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str]) -> str:
         names=names,
         bots=sorted(table.bots),
         report=me["report"],
-        story=turn_report.story(table, access.seat),
+        story=turn_report.story(table, access.seat, seating.names(server.seats, game_id, table, access.seat)),
         base_path=seat_cookie.seat_path(game_id, access.seat),
         static=STATIC_PATH,
         csrf=csrf_token(server, token),

@@ -123,7 +123,7 @@ def test_a_seat_the_operator_handed_to_a_bot_plays_no_mailed_move(dispatching: G
     assert received.reason == "a bot plays the seat now"
     assert dispatching.store.length(game_id) == length
     [answer] = answers(smtp_sink, game_id)
-    assert "seat 0 is played by a bot (heuristic) now" in answer.get_content()
+    assert "your seat is played by a bot (heuristic) now" in answer.get_content()
 
 
 def test_a_mail_server_under_another_secret_key_plays_the_move_and_says_it_cannot_answer(dispatching: Games, turn, smtp_sink, monkeypatch):

@@ -41,13 +41,13 @@ def test_the_turn_mail_reaches_the_seat_once_with_its_report_hand_moves_link_and
     assert table.to_act == (0,)  # the bots played up to Ann's turn
     [mail] = smtp_sink.to(ANN)
     assert mail["Reply-To"] == f"pbm+{token}@pbm.test" and mail["From"] == MAIL_FROM
-    assert mail["Subject"] == f"Your turn: {game_id}, seat 0"
+    assert mail["Subject"] == f"Your turn: {game_id}, Ann"
     body = mail.get_content()
     view = table.view(0)
     assert f"https://pbm.test/play/{token}" in body
     assert "your hand: " + " ".join(view["hand"]) in body
     assert all(move in body for move in view["legal_moves"][: notify.MOVES_IN_MAIL])
-    assert "Since your last move:" in body and "seat 1" in body  # the bots' moves, narrated
+    assert "Since your last move:" in body and "(bot) played" in body  # the bots' moves, narrated, named
     others = {card for seat in (1, 2) for card in table.view(seat)["hand"]}
     assert not others & set(re.findall(r"\S+", body)), "another seat's hidden card is in the mail"
     # Run again (a retried job, a second worker): the send is recorded, nothing goes out twice.

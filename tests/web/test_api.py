@@ -13,6 +13,7 @@ import pytest
 import redis
 
 from events.commands import Games
+from pbm.names import Names
 from events.seats import Seats
 from events.store import Store
 from pbm.web import auth, create_app
@@ -79,11 +80,12 @@ def test_me_is_the_seats_view_and_its_report(client: TestClient, app):
         table = games.table(created["game_id"])
         assert me["game_id"] == created["game_id"] and me["seat"] == seat["seat"]
         assert me["view"] == json.loads(json.dumps(table.view(seat["seat"])))
+        name = Names(tuple(s["name"] for s in created["seats"]), viewer=seat["seat"], bots=frozenset(table.bots))
         # The opening lead (1Sp) is its holder's only legal move: played for them, and their
         # report (theirs alone) says so.
         forced = {env.seq for env in games.store.read(created["game_id"]) if env.origin == "forced" and env.actor == seat["seat"]}
         note = " (played for you: it was your only legal move)"
-        assert me["report"] == [line + (note if s in forced else "") for s, line in table.narrate(seat["seat"])]
+        assert me["report"] == [name.text(line) + (note if s in forced else "") for s, line in table.narrate(seat["seat"])]  # named, for a person
     assert any(env.origin == "forced" for env in games.store.read(created["game_id"]))
     log = client.get("/api/me/log", headers=bearer(created["seats"][1]["token"])).json()
     assert [entry["seq"] for entry in log["log"]] == list(range(table.seq))

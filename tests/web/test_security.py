@@ -15,6 +15,7 @@ from rq.job import Job
 
 import core
 from pbm import turn_report
+from pbm.names import Names
 from core.rng import Rng
 from core.table import Table
 from events.commands import Games
@@ -53,16 +54,18 @@ def test_a_seats_answers_hold_nothing_hidden_from_it(store: Store, slug: str):
         for seat in range(players):
             me = client.get("/api/me", headers=tokens[seat]).json()
             changed |= check_hidden(table, seat, me["view"], pick)
+            name = Names(tuple(f"p{s}" for s in range(players)), viewer=seat)  # the report names the seats
             # A move played for the seat (its only legal one) is marked in its own report alone.
             played_for = {env.seq: env.origin for env in games.store.read(created["game_id"]) if env.actor == seat and env.origin}
-            assert me["report"] == [turn_report.marked(line, played_for.get(s)) for s, line in table.narrate(seat, start=me_start(games, created["game_id"], seat))]
+            assert me["report"] == [turn_report.marked(name.text(line), played_for.get(s)) for s, line in table.narrate(seat, start=me_start(games, created["game_id"], seat))]
         seat = table.to_act[pick.below(len(table.to_act))]
         legal = table.legal_moves(seat)
         answer = client.post("/api/me/moves", json={"move": legal[pick.below(len(legal))], "expected_seq": table.seq}, headers=tokens[seat])
         assert answer.status_code == 200, answer.text
         changed |= check_hidden(games.table(created["game_id"]), seat, answer.json()["view"], pick)
     log = client.get("/api/me/log", headers=tokens[0]).json()["log"]
-    assert [entry["text"] for entry in log] == [line for _s, line in games.table(created["game_id"]).narrate(0)]
+    name = Names(tuple(f"p{s}" for s in range(players)), viewer=0)
+    assert [entry["text"] for entry in log] == [name.text(line) for _s, line in games.table(created["game_id"]).narrate(0)]
     assert changed, "no redeal changed anything: the check proved nothing"
 
 

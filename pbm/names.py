@@ -87,7 +87,3 @@ def you_form(verb: str) -> str:
         return verb[:-2]
     return verb[:-1]
 
-
-def seat_numbers(names: Sequence[str | None], players: int) -> Names:
-    """Names for `players` seats (a missing name reads as its number), no reader."""
-    return Names(tuple(names) + (None,) * (players - len(names)))

@@ -51,11 +51,11 @@ def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool
         each.ping()  # a Redis that fails does so here, in one line, not inside rq (which warns and goes on)
     runner = make_worker(queue_client, queues or QUEUES, recovering=not no_recover, log=client)
     served = ", ".join(f"{QUEUE_WORK.get(queue, queue)} ({queue})" for queue in queues or QUEUES)
-    errors.print(f"pbm worker: {served}, and the deadlines' scheduler, for the games in {server.describe()}"
-                 + ("; it stops when the queues are empty" if burst else ""), highlight=False, markup=False, soft_wrap=True)
+    # On stdout: stderr stays the one line that says why a worker stopped (tests/test_redis_failures.py).
+    say(f"pbm worker: {served}, and the deadlines' scheduler, for the games in {server.describe()}"
+        + ("; it stops when the queues are empty" if burst else ""))
     if not os.environ.get("PBM_ADMIN_TOKEN"):
-        errors.print("warning: PBM_ADMIN_TOKEN is not set: a `pbm serve` started with this environment has its operator's API (/api/games) and console off",
-                     highlight=False, markup=False, soft_wrap=True)
+        say("warning: PBM_ADMIN_TOKEN is not set: a `pbm serve` started with this environment has its operator's API (/api/games) and console off")
     if not no_recover:
         queued = runner.recover_now()
         if queued:

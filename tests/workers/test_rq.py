@@ -60,9 +60,9 @@ def test_a_bot_only_game_of_each_game_and_kind_finishes_through_rq(dispatching: 
             created.append((dispatching.create(slug, players, seed=len(created) + 1, bots=bots), slug, kind))
     result = run_worker(cli_env, "--burst")
     assert result.returncode == 0, result.stderr
-    said = result.stderr.splitlines()
+    said = result.stdout.splitlines()
     assert said[0].startswith("pbm worker: bot turns (pbm-ai), turn mails and webhooks (pbm-notify), game summaries (pbm-analytics)")
-    assert ("PBM_ADMIN_TOKEN is not set" in result.stderr) == (not cli_env.get("PBM_ADMIN_TOKEN"))
+    assert ("PBM_ADMIN_TOKEN is not set" in result.stdout) == (not cli_env.get("PBM_ADMIN_TOKEN"))
     for game_id, slug, kind in created:
         table = dispatching.table(game_id)
         assert table.outcome is not None, f"{slug} with {kind} bots did not finish"

@@ -1,4 +1,5 @@
-"""The per-game rule-based players (registered into workers.heuristics). No I/O.
+"""The per-game rule-based players and the tables they are filed in (read through
+workers.heuristics, which imports this module: this one imports nothing of workers). No I/O.
 
 Each reads only its seat's view and legal move texts, and may call its game's pure rule helpers.
 """
@@ -7,11 +8,42 @@ from __future__ import annotations
 
 import functools
 import random
+from collections.abc import Callable
 from typing import Any
 
 from core.games.holly_oak import rules as holly
 from core.games.holly_oak.events import Season
-from workers.heuristics import candidates, heuristic
+
+
+def registry(table: dict[str, Any]) -> Callable[[str], Callable[[Any], Any]]:
+    """A decorator by slug that files the decorated function in `table`: @heuristic("holidays")."""
+
+    def by_slug(slug: str) -> Callable[[Any], Any]:
+        def register(function: Any) -> Any:
+            table[slug] = function
+            return function
+
+        return register
+
+    return by_slug
+
+
+Heuristic = Callable[[dict[str, Any], list[str], random.Random], str]
+HEURISTICS: dict[str, Heuristic] = {}
+heuristic = registry(HEURISTICS)
+
+
+# Per game, the moves worth the search's time: (view, legal move texts) -> a non-empty subset.
+# It drops moves that are never sensible (a bid beyond one's own money in Holiday!) and keeps one
+# of many near-equal ones (which card pays for a change in Holidays), so the search's visits are
+# not spread over hundreds of moves. Games not named search every legal move.
+Candidates = Callable[[dict[str, Any], list[str]], list[str]]
+CANDIDATES: dict[str, Candidates] = {}
+candidates = registry(CANDIDATES)
+
+
+# ---------------------------------------------------------------------------------------------
+# Holly Oak
 
 
 @heuristic("holly-oak")

@@ -1,5 +1,6 @@
-"""Rule-based players, one per game, and what the search needs to know about a game (how to value
-a finished or cut-off playout). No I/O.
+"""What the bots and the search need to know about a game: its rule-based player (the players
+themselves are in workers.heuristic_players, the lower layer, which imports nothing of this
+module), which moves are worth searching, and how to value a finished or cut-off playout. No I/O.
 
 A heuristic sees exactly what its seat sees: the seat's view (Table.view) and its legal move
 texts; it may use its game's pure rule helpers to reason about them, never the state itself.
@@ -15,32 +16,9 @@ from typing import Any
 
 from core.contract import Game
 
-
-def registry(table: dict[str, Any]) -> Callable[[str], Callable[[Any], Any]]:
-    """A decorator by slug that files the decorated function in `table`: @heuristic("holidays")."""
-
-    def by_slug(slug: str) -> Callable[[Any], Any]:
-        def register(function: Any) -> Any:
-            table[slug] = function
-            return function
-
-        return register
-
-    return by_slug
-
-
-Heuristic = Callable[[dict[str, Any], list[str], random.Random], str]
-HEURISTICS: dict[str, Heuristic] = {}
-heuristic = registry(HEURISTICS)
-
-
-# Per game, the moves worth the search's time: (view, legal move texts) -> a non-empty subset.
-# It drops moves that are never sensible (a bid beyond one's own money in Holiday!) and keeps one
-# of many near-equal ones (which card pays for a change in Holidays), so the search's visits are
-# not spread over hundreds of moves. Games not named search every legal move.
-Candidates = Callable[[dict[str, Any], list[str]], list[str]]
-CANDIDATES: dict[str, Candidates] = {}
-candidates = registry(CANDIDATES)
+# The players' tables, filed by the players' own module as it is imported; named here too, where
+# the bots and the search have always read them.
+from workers.heuristic_players import CANDIDATES, HEURISTICS, Candidates, Heuristic, candidates, heuristic  # noqa: F401
 
 
 def choose(slug: str, view: dict[str, Any], legal: list[str], rng: random.Random) -> str:
@@ -145,5 +123,3 @@ def horizon_function(slug: str) -> Callable[[Any, Any], bool] | None:
     """A test (playout start, now) that ends a playout early, or None: play to the end."""
     return HORIZONS.get(slug)
 
-
-from workers import heuristic_players  # noqa: E402,F401  (registers the per-game players)

@@ -16,18 +16,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import core  # noqa: E402
+from bench.random_moves import random_moves  # noqa: E402
 from core.rng import Rng  # noqa: E402
 
 
 def random_playout(slug: str, players: int, seed: int) -> tuple[core.Table, int]:
     """A finished table and how many moves its random players made."""
     table = core.new_table(slug, players=players, seed=seed)
-    pick = Rng(seed, 0)
     moves = 0
-    while table.to_act:
-        seat = table.to_act[pick.below(len(table.to_act))]
-        legal = table.legal_moves(seat)
-        table.play(seat, legal[pick.below(len(legal))])
+    for _now, seat, move in random_moves(table, Rng(seed, 0)):
+        table.play(seat, move)
         moves += 1
     return table, moves
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import atexit
+import itertools
 import json
 import os
 import platform
@@ -39,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import core  # noqa: E402
 from bench._common import bench_redis  # noqa: E402
+from bench.random_moves import random_moves  # noqa: E402
 from events.commands import Games  # noqa: E402
 from events.seats import Seats  # noqa: E402
 from events.store import Store  # noqa: E402
@@ -51,12 +53,9 @@ ADMIN = "bench-admin-token-of-32-characters"  # pbm serve refuses a shorter one
 def script(seed: int, moves: int) -> list[tuple[int, str, int]]:
     """(seat, move, expected seq) of the game's first `moves` moves on `seed`."""
     table = core.new_table(GAME, players=PLAYERS, seed=seed)
-    chooser = random.Random(seed)
     played = []
-    while table.to_act and len(played) < moves:
-        seat = chooser.choice(table.to_act)
-        move = chooser.choice(table.legal_moves(seat))
-        played.append((seat, move, table.seq))
+    for now, seat, move in itertools.islice(random_moves(table, random.Random(seed)), moves):
+        played.append((seat, move, now.seq))
         table.play(seat, move)
     return played
 

@@ -44,22 +44,27 @@ from events.envelope import GENESIS, decode, seal  # noqa: E402
 from events.store import Store  # noqa: E402
 
 
-def warm_cores(enabled: bool):
-    """bench/_common.py's warm_cores, from this checkout's bench/ (with --code, `bench` is DIR's,
-    which may be older than it): it is part of the measuring, like this file, not of what is measured."""
-    spec = importlib.util.spec_from_file_location("pbm_bench_common", Path(__file__).with_name("_common.py"))
+def ours(name: str):
+    """A module of this checkout's bench/ (with --code, `bench` is DIR's, which may be older than
+    it): it is part of the measuring, like this file, not of what is measured."""
+    spec = importlib.util.spec_from_file_location(f"pbm_bench_{name.strip('_')}", Path(__file__).with_name(f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.warm_cores(enabled)
+    return module
+
+
+def warm_cores(enabled: bool):
+    """bench/_common.py's warm_cores, from this checkout's bench/ (`ours`)."""
+    return ours("_common").warm_cores(enabled)
+
+
+random_moves = ours("random_moves").random_moves  # bench/random_moves.py's, from this checkout's bench/
 
 
 def random_playout(slug: str, players: int, seed: int) -> core.Table:
     table = core.new_table(slug, players=players, seed=seed)
-    pick = Rng(seed, 0)
-    while table.to_act:
-        seat = table.to_act[pick.below(len(table.to_act))]
-        moves = table.legal_moves(seat)
-        table.play(seat, moves[pick.below(len(moves))])
+    for _now, seat, move in random_moves(table, Rng(seed, 0)):
+        table.play(seat, move)
     return table
 
 
@@ -67,12 +72,10 @@ def move_plan(seed: int) -> tuple[int, list[tuple[int, str]]]:
     """A Holly Oak game for 4 as the command path will see it: the seq after its opening events,
     and every (seat, move) of a random playout of it (chosen here, so choosing is not timed)."""
     table = core.new_table("holly-oak", players=4, seed=seed)
-    start, pick, plan = table.seq, Rng(seed, 0), []
-    while table.to_act:
-        seat = table.to_act[pick.below(len(table.to_act))]
-        moves = table.legal_moves(seat)
-        plan.append((seat, moves[pick.below(len(moves))]))
-        table.play(seat, plan[-1][1])
+    start, plan = table.seq, []
+    for _now, seat, move in random_moves(table, Rng(seed, 0)):
+        plan.append((seat, move))
+        table.play(seat, move)
     return start, plan
 
 

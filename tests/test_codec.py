@@ -7,6 +7,7 @@ import attrs
 import pytest
 
 import core
+from bench.random_moves import random_moves
 from core.contract import LIFECYCLE_EVENTS
 from events import codec, envelope
 from events.codec import DecodeError
@@ -119,11 +120,8 @@ def _stored_events() -> dict[str, list[tuple[type, dict]]]:
     extra = [core.BotsSeated(((1, "random"),)), core.ClockSet(3600, (60,), 2, 3), core.ClockPaused(), core.ClockResumed()]
     for slug, game in core.GAMES.items():
         table = core.new_table(slug, players=game.min_players, seed=11)
-        pick = Rng(5, 0)
-        while table.to_act:
-            seat = table.to_act[pick.below(len(table.to_act))]
-            moves = table.legal_moves(seat)
-            table.play(seat, moves[pick.below(len(moves))])
+        for _now, seat, move in random_moves(table, Rng(5, 0)):
+            table.play(seat, move)
         for event in [*table.events, *extra]:
             kind, data = codec.unstructure(event)
             found.setdefault(kind, []).append((type(event), codec.unpack(codec.pack(data))))

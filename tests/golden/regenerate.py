@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-import core
-from events.commands import Games
-from events.server import EmbeddedRedis
-from events.store import Store
-from replays import archive
-from replays.log import from_store
-
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent))  # run as a script: the checkout's tests/ and bench/
+
+import core  # noqa: E402
+from events.commands import Games  # noqa: E402
+from events.server import EmbeddedRedis  # noqa: E402
+from events.store import Store  # noqa: E402
+from replays import archive  # noqa: E402
+from replays.log import from_store  # noqa: E402
+from tests.replays.conftest import play_random  # noqa: E402
+
 START_MS = 1_767_225_600_000  # 2026-01-01 00:00 UTC: fixed times make the bytes reproducible
 SEEDS = (1, 2)
 
@@ -46,13 +48,7 @@ def play(store: Store, slug: str, players: int, seed: int) -> str:
     clock = iter(range(START_MS, START_MS + 10**12, 60_000))  # one minute per command
     games = Games(store, clock=lambda: next(clock))
     games.create(slug, players, seed=seed, game_id=game_id)
-    chooser = random.Random(seed)
-    table = games.table(game_id)
-    while table.to_act:
-        seat = chooser.choice(table.to_act)
-        move = chooser.choice(table.legal_moves(seat))
-        games.submit(game_id, seat, move, command_id=f"{game_id}-{table.seq}")
-        table = games.table(game_id)
+    play_random(games, game_id, chooser_seed=seed)
     return game_id
 
 

@@ -3,24 +3,23 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
 import pytest
 
+from bench.random_moves import random_moves
 from events.commands import Games
 from events.envelope import GENESIS, Envelope
 
 
 def play_random(games: Games, game_id: str, chooser_seed: int = 0, moves: int | None = None) -> None:
-    """Seeded random legal moves (each with a command id) until the end, or `moves` of them."""
-    chooser = random.Random(chooser_seed)
-    table = games.table(game_id)
-    while table.to_act and (moves is None or moves > 0):
-        seat = chooser.choice(table.to_act)
-        games.submit(game_id, seat, chooser.choice(table.legal_moves(seat)), command_id=f"{game_id}-{table.seq}")
-        table = games.table(game_id)
-        moves = None if moves is None else moves - 1
+    """Seeded random legal moves (each with a command id) until the end, or `moves` of them. The
+    golden logs are played with it too (tests/golden/regenerate.py)."""
+    drawn = random_moves(lambda: games.table(game_id), random.Random(chooser_seed))
+    for table, seat, move in itertools.islice(drawn, moves):
+        games.submit(game_id, seat, move, command_id=f"{game_id}-{table.seq}")
 
 
 @pytest.fixture

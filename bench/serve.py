@@ -39,6 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import core  # noqa: E402
+from bench import serving  # noqa: E402
 from bench._common import bench_redis  # noqa: E402
 from bench.random_moves import random_moves  # noqa: E402
 from events.commands import Games  # noqa: E402
@@ -229,20 +230,11 @@ def start_server(redis_url: str) -> tuple[subprocess.Popen, str]:
     would wake a thread among the clients, costing them CPU the figures would blame on HTTP."""
     env = {**os.environ, "REDIS_URL": redis_url, "PBM_ADMIN_TOKEN": ADMIN, "PBM_MOVES_PER_10S": "1000000"}
     log = tempfile.NamedTemporaryFile("w+", prefix="pbm-bench-serve-", suffix=".log", delete=False)
-    process = subprocess.Popen([sys.executable, "-m", "pbm", "serve", "--port", "0"], env=env, stdout=log, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    with open(log.name) as reading:
-        while not (line := reading.readline()).endswith("\n"):
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                raise SystemExit(f"pbm serve did not start: {line!r}")
-            time.sleep(0.05)
-            reading.seek(0)
     atexit.register(os.unlink, log.name)
-    if not line.startswith("pbm serving on "):
-        process.kill()
-        raise SystemExit(f"pbm serve did not start: {line!r}")
-    return process, line.split()[3]
+    try:
+        return serving.start(env, stdout=log, stderr=subprocess.DEVNULL)
+    except AssertionError as failed:  # a bench says why it stops in a line, not a traceback
+        raise SystemExit(str(failed)) from None
 
 
 def redis_url_of(client) -> str:
@@ -310,8 +302,7 @@ def main() -> None:
                 for way, figure in through_app(games, seats, client, scripts, f"a{round_}").items():
                     in_app.setdefault(way, []).append(figure)
         finally:
-            server.terminate()
-            server.wait(timeout=30)
+            serving.stop(server)
         print(f"{total} moves of {GAME} ({args.games} games x {args.moves} moves), {args.clients} HTTP clients ({args.client}), {where}, best of {args.rounds}")
         print(f"  machine: {machine()}; load average before {load_before}, after {load()}")
         for name, (rate, latencies) in best.items():

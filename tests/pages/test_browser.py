@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx2 as httpx
 import pytest
 
+from bench import serving
 from tests.pages.conftest import ARTIFACTS
 
 CHROMIUM = "/usr/bin/chromium"
@@ -55,29 +56,14 @@ def browser():
 
 def started(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
     # Output to a file, not a pipe: nobody reads a pipe while the games run, and a full one
-    # would stop the server at its next access-log line.
+    # would stop the process at its next log line.
     with log.open("w") as out:
         return subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, text=True)
 
 
 def stopped(process: subprocess.Popen, log: Path) -> str:
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    serving.stop(process)
     return log.read_text()
-
-
-def first_line(log: Path, process: subprocess.Popen) -> str:
-    end = time.monotonic() + 60
-    while time.monotonic() < end and process.poll() is None:
-        text = log.read_text()
-        if "\n" in text:
-            return text.splitlines()[0]
-        time.sleep(0.05)
-    raise AssertionError(f"pbm serve did not start: {log.read_text()[-2000:]}")
 
 
 @pytest.fixture(scope="module")
@@ -88,12 +74,11 @@ def site(redis_client, redis_home, tmp_path_factory) -> Iterator[str]:
     env = {**os.environ, "PBM_HOME": str(redis_home), "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1"}
     if os.environ.get("REDIS_URL"):
         env["REDIS_URL"] = os.environ["REDIS_URL"]
-    server = started([sys.executable, "-m", "pbm", "serve", "--port", "0"], env, logs / "serve.log")
+    with (logs / "serve.log").open("w") as out:  # to a file too, like the worker's (started)
+        server, url = serving.start(env, stdout=out, stderr=subprocess.STDOUT)
     worker = started([sys.executable, "-m", "pbm", "worker", "--no-recover"], env, logs / "worker.log")
     try:
-        line = first_line(logs / "serve.log", server)
-        assert line.startswith("pbm serving on http://"), line
-        yield line.split()[3]
+        yield url
     finally:
         logged = stopped(server, logs / "serve.log") + stopped(worker, logs / "worker.log")
         assert "Traceback" not in logged, logged[-3000:]

@@ -6,31 +6,25 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 
 import httpx2 as httpx
 import pytest
 
+from bench import serving
 from tests.web.conftest import ADMIN, bearer
 
 
 @pytest.fixture
 def served(cli_env) -> Iterator[tuple[str, subprocess.Popen]]:
     env = {**os.environ, **cli_env, "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pbm", "serve", "--port", "0"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
+    process, url = serving.start(env)  # both its outputs through pipes: the test reads its log
     try:
-        line = process.stdout.readline()
-        assert line.startswith("pbm serving on http://127.0.0.1:"), line + process.stderr.read()
-        url = line.split()[3]
+        assert url.startswith("http://127.0.0.1:"), url
         yield url, process
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        serving.stop(process)
 
 
 def test_pbm_serve_answers_and_never_logs_a_token(served):
@@ -55,14 +49,12 @@ def test_pbm_serve_answers_and_never_logs_a_token(served):
 @pytest.fixture
 def served_capped(cli_env) -> Iterator[tuple[str, subprocess.Popen]]:
     env = {**os.environ, **cli_env, "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1", "PBM_STREAMS_PER_SEAT": "2"}
-    process = subprocess.Popen([sys.executable, "-m", "pbm", "serve", "--port", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process, url = serving.start(env)
     try:
-        line = process.stdout.readline()
-        assert line.startswith("pbm serving on http://127.0.0.1:"), line + process.stderr.read()
-        yield line.split()[3], process
+        assert url.startswith("http://127.0.0.1:"), url
+        yield url, process
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        serving.stop(process)
 
 
 def test_pbm_serve_keeps_tokens_and_moves_out_of_urls_and_limits_its_doors(served_capped):

@@ -16,32 +16,17 @@ import httpx2 as httpx
 import pytest
 
 import core
+from bench import serving
 from tests.web.conftest import ADMIN, bearer
 
 GAME_TIMEOUT_S = 240
 
 
 def start_server(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pbm", "serve", "--port", "0"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )
-    line = process.stdout.readline()
-    if not line.startswith("pbm serving on "):
-        process.kill()
-        raise AssertionError(f"pbm serve did not start: {line!r}")
+    process, url = serving.start(env, stderr=subprocess.DEVNULL)
     # The access log goes on to stdout: read it away, or the server blocks on a full pipe.
     threading.Thread(target=process.stdout.read, daemon=True).start()
-    return process, line.split()[3]
-
-
-def stop(process: subprocess.Popen) -> None:
-    process.terminate()
-    try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    return process, url
 
 
 @pytest.fixture
@@ -59,9 +44,9 @@ def servers(env) -> Iterator[list[str]]:
     try:
         yield [url for _process, url in started]
     finally:
-        stop(worker)
+        serving.stop(worker)
         for process, _url in started:
-            stop(process)
+            serving.stop(process)
 
 
 def play_through_http(url: str, slug: str, seed: int) -> dict:

@@ -1,5 +1,7 @@
 """The web front end's errors: every expected failure becomes a JSON body `{"error": <one line>}`
-with the right status, never a traceback. It never puts a token into a message.
+with the right status, never a traceback. It never puts a token into a message, nor where the
+server keeps its data: a failing Redis is named, with its address or data directory, in the
+server's log only; whoever asked is told that the service is unavailable (503).
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from events.server import RedisUnavailable, explain
 from events.store import Conflict, NotPlayable
 
 log = logging.getLogger("pbm.web")
+# What a caller learns of a Redis that fails: not which one, where, or how (explain's line names
+# its URL or the embedded server's data directory, and how it is set up: for the log).
+UNAVAILABLE = "the service is unavailable for a moment: try again shortly"
+RETRY_AFTER_S = 5
 
 
 class ApiError(Exception):
@@ -69,9 +75,8 @@ def install(app: FastAPI) -> None:
         return error(failure.status_code, str(failure.detail), getattr(failure, "headers", None))
 
     async def store_down(_request: Request, failure: Exception) -> JSONResponse:
-        message = explain(failure)  # one line, without the password
-        log.error("%s", message)
-        return error(503, message)
+        log.error("%s", explain(failure))  # one line for the operator, without the password
+        return error(503, UNAVAILABLE, {"Retry-After": str(RETRY_AFTER_S)})
 
     app.add_exception_handler(redis.RedisError, store_down)
     app.add_exception_handler(RedisUnavailable, store_down)

@@ -302,15 +302,17 @@ def test_moves_leave_the_event_loop_while_they_wait_long(client: TestClient, app
     assert not pace.on_loop()  # and a slow one sends them away again
 
 
-def test_a_lost_redis_is_a_503_with_one_line(store: Store):
+def test_a_lost_redis_is_a_503_with_one_line(store: Store, caplog):
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     gone = redis.Redis(port=port, socket_connect_timeout=0.5)
     client = TestClient(create_app(gone, games=Games(Store(gone)), admin_token=ADMIN))
     response = client.get("/api/me", headers=bearer(f"some-game.0.{'a' * 52}"))
-    assert response.status_code == 503
-    assert response.json()["error"].startswith("cannot reach ") and "\n" not in response.json()["error"]
+    assert response.status_code == 503 and response.headers["retry-after"]
+    assert response.json() == {"error": "the service is unavailable for a moment: try again shortly"}
+    [line] = [record.getMessage() for record in caplog.records if record.name == "pbm.web"]
+    assert line.startswith("cannot reach ") and "\n" not in line  # what failed: for the server's log
 
 
 def test_the_cli_does_not_load_the_web_stack():
@@ -320,9 +322,11 @@ def test_the_cli_does_not_load_the_web_stack():
     assert result.stdout.strip() == "[]"
 
 
-def test_redis_refusing_work_is_a_503_naming_the_failure(tmp_path):
-    """Out of memory, a read-only replica, a password wanted: a real server set up so each time."""
+def test_redis_refusing_work_is_a_503_and_the_servers_log_names_the_failure(tmp_path, caplog):
+    """Out of memory, a read-only replica, a password wanted: a real server set up so each time.
+    The caller is told the service is unavailable; the server's log says what failed, in one line."""
     from events.server import EmbeddedRedis
+    from pbm.web.errors import UNAVAILABLE
 
     embedded = EmbeddedRedis(tmp_path / "redis")
     client = embedded.client()
@@ -330,10 +334,13 @@ def test_redis_refusing_work_is_a_503_naming_the_failure(tmp_path):
         body = {"game": "tranquility", "players": 2, "seats": [{"name": "a"}, {"name": "b"}]}
 
         def refused(expected: str, on: redis.Redis = client) -> None:
+            caplog.clear()
             http = TestClient(create_app(on, games=Games(Store(on)), admin_token=ADMIN))
             response = http.post("/api/games", json=body, headers=bearer(ADMIN))
             assert response.status_code == 503, response.text
-            assert expected in response.json()["error"] and "\n" not in response.json()["error"]
+            assert response.json() == {"error": UNAVAILABLE}
+            [line] = [record.getMessage() for record in caplog.records if record.name == "pbm.web"]
+            assert expected in line and "\n" not in line
 
         client.config_set("maxmemory-policy", "noeviction")
         client.config_set("maxmemory", 1)

@@ -21,10 +21,11 @@ import attrs
 import core
 from core.bounds import check_command_id
 from core.table import Table, bots_after
-from events import envelope, index, keys, snapshots
+from events import envelope, index, keys, server, snapshots
 from events.codec import DecodeError
 from events.envelope import Envelope
 from events.seats import TokenCheck
+from events.server import RedisUnavailable
 from events.store import Appended, Conflict, NotPlayable, OrderGone, Status, Store
 
 if TYPE_CHECKING:
@@ -127,13 +128,29 @@ def same_move(game: core.Game, played: str | None, move: str) -> bool:
         return False
 
 
+class GameBusy(RedisUnavailable):
+    """A call on a game that waited too long for the game's lock: the call holding it has been
+    waiting on Redis as long as Redis may take to answer (events.server.command_timeout)."""
+
+    def __init__(self, game_id: str, waited_s: float) -> None:
+        super().__init__(f"game {game_id} is busy: a call on it has waited over {waited_s:g} s for Redis; nothing was done, try again")
+
+
 def one_game_at_a_time(method):
     """A Games method that runs holding its game's lock (the game id is its first argument)."""
 
     @functools.wraps(method)
     def locked(self: Games, game_id: str, *args: Any, **kwargs: Any) -> Any:
-        with self._locks[hash(game_id) % LOCK_STRIPES]:
+        lock = self._locks[hash(game_id) % LOCK_STRIPES]
+        # A bounded wait: a call holding its game this long waits on a Redis that does not answer
+        # (its own wait ends as late), and the calls behind it would each wait that long again,
+        # one after the other (seven requests on one game took 21 s to be told). They are told now.
+        if not lock.acquire(timeout=self.lock_timeout_s):
+            raise GameBusy(game_id, self.lock_timeout_s)
+        try:
             return method(self, game_id, *args, **kwargs)
+        finally:
+            lock.release()
 
     return locked
 
@@ -143,7 +160,8 @@ class Games:
 
     Safe to share between threads (a web server's pool): every call on a game holds that game's
     lock (one of a fixed set, chosen by the game id), so no two threads fold or extend one table
-    at once, while calls on other games wait on Redis side by side.
+    at once, while calls on other games wait on Redis side by side. A call waits for its game's
+    lock as long as pbm waits for Redis, no longer (GameBusy).
     """
 
     def __init__(
@@ -159,6 +177,7 @@ class Games:
         self._tables: OrderedDict[str, tuple[Table, bytes]] = OrderedDict()
         self._cache_size = cache_size
         self._locks = [threading.RLock() for _ in range(LOCK_STRIPES)]
+        self.lock_timeout_s = server.command_timeout()
 
     def create(
         self,
@@ -210,6 +229,14 @@ class Games:
             self._remember(new_id, table, sealed[-1].hash)
             self._follow_up(new_id, table, sealed[-1].hash, None, forced_moves)
             return new_id
+
+    def busy(self, game_id: str) -> bool:
+        """Whether another thread holds the game's lock now (a call that would wait for it)."""
+        lock = self._locks[hash(game_id) % LOCK_STRIPES]
+        if not lock.acquire(blocking=False):
+            return True
+        lock.release()
+        return False
 
     @one_game_at_a_time
     def table(self, game_id: str) -> Table:

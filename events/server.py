@@ -36,7 +36,23 @@ START_TIMEOUT_S = 15.0
 # A command whose connection drops is sent again, a few times, quickly. That is safe for pbm's
 # writes: the append and create scripts recognise themselves (events.store), so a resent command
 # is never applied twice. The same for every client, REDIS_URL's or the embedded server's.
-RETRY = Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), 3)
+# A command that timed out is not sent again: a Redis that does not answer (stopped, swapping, a
+# network that drops packets) would make each try wait the whole timeout again, and redis-py's
+# defaults (5 s a try, 4 tries) held a request 20 s before it could say so.
+RETRY = Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), 3, supported_errors=(redis.ConnectionError,))
+# How long pbm waits for Redis to answer one command, and to accept a connection. pbm's commands
+# take microseconds to milliseconds, so a command with no answer after this long means a Redis
+# that is stuck: the request, command or job is told so in one line (`explain`) within seconds.
+# PBM_REDIS_TIMEOUT_S changes it (a REDIS_URL's own ?socket_timeout= wins, as redis-py reads it);
+# it may not go below 2 s, since a worker's dequeue blocks on Redis for 1 s (workers.worker).
+TIMEOUT_ENV = "PBM_REDIS_TIMEOUT_S"
+DEFAULT_TIMEOUT_S = 3.0
+MIN_TIMEOUT_S, MAX_TIMEOUT_S = 2.0, 600.0
+CONNECT_TIMEOUT_S = 2.0
+# A connection idle this long is checked with a PING before its next command: a connection the
+# network dropped meanwhile fails there, before a command is sent on it whose fate nobody could
+# then know. (TCP keepalive, on by default in redis-py, keeps idle connections through NATs.)
+HEALTH_CHECK_S = 30
 
 
 def data_dir() -> Path:
@@ -72,6 +88,29 @@ def connect_queues(log: redis.Redis | None = None) -> redis.Redis:
     return log if log is not None else connect()
 
 
+def command_timeout() -> float:
+    """Seconds pbm waits for a Redis answer: PBM_REDIS_TIMEOUT_S, else DEFAULT_TIMEOUT_S."""
+    given = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not given:
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(given)
+    except ValueError:
+        seconds = float("nan")
+    if not MIN_TIMEOUT_S <= seconds <= MAX_TIMEOUT_S:  # also refuses nan
+        raise RedisUnavailable(f"{TIMEOUT_ENV} must be a number of seconds from {MIN_TIMEOUT_S:g} to {MAX_TIMEOUT_S:g}, not {given[:20]!r}")
+    return seconds
+
+
+def timeouts() -> dict[str, float]:
+    """The client settings every connection of pbm's to Redis gets (see DEFAULT_TIMEOUT_S)."""
+    return {
+        "socket_timeout": command_timeout(),
+        "socket_connect_timeout": CONNECT_TIMEOUT_S,
+        "health_check_interval": HEALTH_CHECK_S,
+    }
+
+
 def connect(url: str | None = None, name: str = "REDIS_URL", cluster: bool | None = None) -> redis.Redis:
     """A client for the log: REDIS_URL (or `url`; a Cluster node with PBM_REDIS_CLUSTER=1), else
     the embedded server, started if need be."""
@@ -83,10 +122,11 @@ def connect(url: str | None = None, name: str = "REDIS_URL", cluster: bool | Non
         scheme = urlsplit(url).scheme
         if scheme not in SCHEMES:
             raise RedisUnavailable(f"{name} must start with redis://, rediss:// or unix://, not {scheme + '://' if scheme else repr(redacted(url))}")
+        settings = timeouts()
         try:
             if cluster:
-                return redis.RedisCluster.from_url(url, retry=RETRY)
-            return redis.Redis.from_url(url, retry=RETRY)
+                return redis.RedisCluster.from_url(url, retry=RETRY, **settings)
+            return redis.Redis.from_url(url, retry=RETRY, **settings)
         except ValueError as error:  # a port, a query option or a db that is not a number
             raise RedisUnavailable(f"{name} {redacted(url)} is not a Redis URL: {error}") from None
     try:
@@ -174,7 +214,7 @@ class EmbeddedRedis:
         # Probes go without retries: redis-py's default backoff would turn "not running" (or "shut
         # down as asked") into seconds of waiting.
         extra = {"retry": RETRY if retries else Retry(NoBackoff(), 0)}
-        return redis.Redis(unix_socket_path=str(self.socket), socket_connect_timeout=2, **extra)
+        return redis.Redis(unix_socket_path=str(self.socket), **timeouts(), **extra)
 
     def running(self) -> bool:
         probe = self._connection(retries=False)

@@ -46,8 +46,8 @@ from rq.scripts import release_lock
 from rq.utils import as_text
 
 import core
-from events import keys
-from events.server import explain
+from events import keys, server
+from events.server import RedisUnavailable, explain
 from workers.dispatch import QUEUES
 from workers.recovery import POP_GRACE_S, recover
 
@@ -58,6 +58,7 @@ DEQUEUE_BLOCK_S = 1  # an idle worker wakes this often: to look at its other que
 # RECOVERY_INTERVAL_S + DEQUEUE_BLOCK_S after its last), recovery waits out a fresh pop (POP_GRACE_S).
 RECOVERY_BOUND_S = 30
 assert RECOVERY_INTERVAL_S + DEQUEUE_BLOCK_S + POP_GRACE_S < RECOVERY_BOUND_S
+assert DEQUEUE_BLOCK_S < server.MIN_TIMEOUT_S  # a blocked dequeue is answered before pbm's timeout
 
 
 class ReliableQueue(Queue):
@@ -171,6 +172,12 @@ class PbmWorker(SimpleWorker):
     redis_failure: str | None = None  # why rq's loop gave up, when Redis was the cause
     log_connection = None  # the log's client, when it is not rq's (events.server.connect_queues)
 
+    def _set_connection(self, connection):
+        # rq raises its connection's socket timeout to 415 s, to outlast a dequeue that blocks up
+        # to 405 s. Ours blocks DEQUEUE_BLOCK_S at most, within pbm's own timeout (which may not
+        # go below 2 s, events.server), so that timeout stays: a hung Redis is told in seconds.
+        return connection
+
     def work(self, *args, **kwargs) -> bool:
         scheduler = None
         if self.scheduling:
@@ -214,7 +221,7 @@ class PbmWorker(SimpleWorker):
     def handle_exception(self, job, *exc_info) -> None:
         # A job that fails on Redis (out of memory, a read-only replica...) is logged as the one
         # line that names the failure, not as a traceback of redis-py's internals.
-        if isinstance(exc_info[1], redis.RedisError):
+        if isinstance(exc_info[1], (redis.RedisError, RedisUnavailable)):
             self.log.error("Worker %s: job %s: %s", self.name, job.id, explain(exc_info[1]))
             return
         # An error that says all in its message (a notification's channel that failed: its

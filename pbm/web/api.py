@@ -19,6 +19,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Annotated, Any
 
+import redis
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
@@ -30,7 +31,8 @@ import core
 from events import clock as clocks
 from pbm import clock_control, seating, turn_report
 from events.orders import Orders
-from events.seats import NotASeat, OverAllowance, TokenCheck
+from events.seats import NotASeat, OverAllowance, TokenCheck, parse
+from events.server import RedisUnavailable
 from pbm.web.auth import SeatAccess, bearer, checked, me, move_check, refusal, token_of
 from pbm.web.context import current
 from pbm.web.errors import ApiError
@@ -134,9 +136,14 @@ class MoveRoute(APIRoute):
             except ValidationError as invalid:
                 raise RequestValidationError([{**problem, "loc": ("body", *problem["loc"])} for problem in invalid.errors(include_url=False)]) from None
             credentials = await bearer(request)
-            pace = current(request).move_pace
+            server = current(request)
+            pace = server.move_pace
             play = partial(endpoint, body, request, credentials, request.headers.get("idempotency-key"))
-            return pace.timed(play) if pace.on_loop() else await pace.in_pool(play)
+            # Never on the loop while another thread holds the game: waiting for its lock there
+            # would hold every request of the server (a Redis that hangs makes that seconds).
+            named = parse(token_of(credentials) or "")
+            on_loop = pace.on_loop() and not (named is not None and server.games.busy(named[0]))
+            return pace.timed(play) if on_loop else await pace.in_pool(play)
 
         return handler
 
@@ -158,6 +165,8 @@ def post_move(
         submitted = games.submit(access.game_id, seat, body.move, command_id(seat, idempotency_key), expected_seq, check=check)
     except (NotASeat, OverAllowance) as refused:
         raise refusal(refused) from None
+    except (redis.RedisError, RedisUnavailable):
+        raise  # the check would wait on the same Redis again: a 503 tells nothing of the token
     except Exception:
         checked(check)
         raise

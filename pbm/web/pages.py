@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import logging
 import secrets
 from collections.abc import Mapping
 from typing import Any
@@ -30,6 +31,7 @@ from urllib.parse import parse_qsl, urlsplit
 import redis
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
 
 import core
 from events import keys
@@ -46,6 +48,7 @@ from pbm.web.pictures import compose
 from pbm.web.render import STATIC, environment, render_page
 
 router = APIRouter(include_in_schema=False)
+log = logging.getLogger("pbm.web")
 
 # No inline script or style anywhere on these pages: the stylesheet and the script are files.
 SECURITY_HEADERS = {
@@ -246,7 +249,6 @@ def back_to_page(server: Server, game_id: str, seat: int, said: Mapping[str, str
 async def post_move(game_id: str, seat: int, request: Request) -> Response:
     """One move from a form of the page. With `Accept: application/json` (the page's script) it
     answers like POST /api/me/moves; otherwise it redirects back to the page (303)."""
-    wants_json = "application/json" in request.headers.get("accept", "")
     fields, first = await posted_form(request)
     server = current(request)
     sent_from = first.get("at", "")

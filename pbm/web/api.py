@@ -43,7 +43,7 @@ Text = Annotated[str, Field(min_length=1, max_length=200)]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class Move(Strict):

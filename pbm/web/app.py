@@ -134,7 +134,7 @@ class BodyLimit:
         declared = dict(scope["headers"]).get(b"content-length")
         # A length is read only when it has few enough digits to be a length: int() of thousands of
         # digits raises (Python's 4,300-digit limit), and any such header is over the limit anyway.
-        if declared is not None and (not declared.isdigit() or len(declared) > 12 or int(declared) > self.limit):
+        if declared is not None and (not (declared.isascii() and declared.isdigit()) or len(declared) > 12 or int(declared) > self.limit):
             return await self._refuse(send)
         seen = 0
         started = False

@@ -117,7 +117,7 @@ async def post_join(token: str, request: Request) -> Response:
         return not_a_seat(403, "a join form must come from its own page")
     fields = dict(parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True))
     name, email, seat = fields.get("name", ""), fields.get("email", "").strip() or None, fields.get("seat", "")
-    chosen = int(seat) if seat.isdigit() and len(seat) <= 4 else None
+    chosen = int(seat) if seat.isascii() and seat.isdigit() and len(seat) <= 4 else None
     try:
         answer = claimed(request, token, name, email, chosen)
     except (ApiError, PersonError) as refused:

@@ -40,7 +40,7 @@ SeatNumber = Annotated[int, Path(ge=0, le=9999)]
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class SeatSpec(Strict):

@@ -205,6 +205,12 @@ def vacation_of(me: Mapping[str, Any], table: core.Table) -> dict[str, Any] | No
     return {"left": clock["vacation_days_left"], "until": clock["on_vacation_until"]}
 
 
+def whole_number(text: str, most_digits: int) -> int | None:
+    """A form field's whole number: ASCII digits only (str.isdigit also takes '²', which int()
+    refuses, and other scripts' digits), at most `most_digits` of them; else None."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= most_digits else None
+
+
 async def posted_form(request: Request) -> tuple[list[tuple[str, str]], dict[str, str]]:
     """A form post's fields in order, and each name's first value."""
     fields = parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True)
@@ -272,7 +278,7 @@ async def post_move(game_id: str, seat: int, request: Request) -> Response:
     text = compose(fields)
     expected = first.get("expected_seq", "")
     try:
-        _before, expected_seq = taken_back(access, int(expected) if expected.isdigit() and len(expected) < 10 else None)
+        _before, expected_seq = taken_back(access, whole_number(expected, 9))
         submitted = server.games.submit(
             access.game_id,
             access.seat,
@@ -307,7 +313,7 @@ async def post_vacation(game_id: str, seat: int, request: Request) -> Response:
         return refused_vacation(server, game_id, seat, stopped)
     days = first.get("days", "").strip()
     try:
-        clock_control.take_vacation(server.games, access.game_id, access.seat, int(days) if days.isdigit() and len(days) < 4 else days[:20])
+        clock_control.take_vacation(server.games, access.game_id, access.seat, days[:20] if (number := whole_number(days, 3)) is None else number)
     except core.SetupError as refusal:
         return refused_vacation(server, game_id, seat, str(refusal))
     return back_to_page(server, game_id, seat, {"notice": "vacation"})

@@ -177,7 +177,7 @@ def open_seat(token: str, game_id: str, seat: str, request: Request) -> Response
     except ApiError as failure:
         return not_a_seat(failure.status, failure.message)
     seat_token = None
-    if seat.isdigit() and len(seat) <= 4 and len(game_id) <= 120:
+    if seat.isascii() and seat.isdigit() and len(seat) <= 4 and len(game_id) <= 120:
         seat_token = ops.open_seat(people_of(request), current(request).seats, person_id, game_id, int(seat))
     if seat_token is None:
         return not_a_seat(404, NOT_YOURS)

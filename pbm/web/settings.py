@@ -65,7 +65,7 @@ def limits(base: Limits | None = None, environ: Mapping[str, str] | None = None)
         given = environ.get(name)
         if not given:
             continue
-        if not given.isdigit() or len(given) > 9 or int(given) < 1:
+        if not (given.isascii() and given.isdigit()) or len(given) > 9 or int(given) < 1:
             raise SettingError(f"{name} must be a whole number from 1 (given: {given[:20]!r})")
         found = attrs.evolve(found, **{field: int(given) if window_s is None else Allowance(int(given), window_s)})
     return found

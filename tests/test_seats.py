@@ -5,11 +5,12 @@ personal data kept beside the log, erasable."""
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 import pytest
 
 from events import keys
-from events.seats import NotASeat, OverAllowance, SeatError, Seats, parse
+from events.seats import NotASeat, OverAllowance, SeatError, Seats, claimed, parse, redacted
 from tests.conftest import written
 
 
@@ -26,6 +27,59 @@ def test_a_token_names_its_game_and_seat_and_is_safe_in_a_url_and_a_mail_address
     assert seats.resolve(token) == (game_id, 2)
     assert seats.resolve(token.upper()) == (game_id, 2)  # a mail system may change the case
     assert seats.resolve(f"  {token}\n") == (game_id, 2)
+
+
+KELVIN = "\u212a"
+
+
+def with_a_k(seats: Seats, game_id: str, seat: int) -> str:
+    """A token of the seat whose secret has a 'k' (about four in five do; others are issued again)."""
+    while "k" not in (token := seats.issue(game_id, seat)).rsplit(".", 1)[1]:
+        pass
+    return token
+
+
+def look_alike(token: str) -> str:
+    """`token` with the first 'k' of its secret written as the Kelvin sign (U+212A), which
+    str.lower() turns into 'k'."""
+    head, _, secret = token.rpartition(".")
+    return head + "." + secret.replace("k", KELVIN, 1)
+
+
+def test_a_token_is_ascii_only_and_a_look_alike_opens_nothing(seats: Seats, game_id: str):
+    token = with_a_k(seats, game_id, 1)
+    near = look_alike(token)
+    assert near != token and near.lower() == token  # what reading case-insensitively let in
+    assert parse(near) is None and seats.resolve(near) is None and seats.check(near, 10, 5) is None
+    for spaced in (f"\u3000{token}", f"{token}\u00a0", f"\u2003{token}"):  # Unicode spaces are not stripped
+        assert seats.resolve(spaced) is None, repr(spaced)
+    assert seats.resolve(token.upper()) == (game_id, 1)  # ASCII case still does not matter (mail)
+
+
+def test_every_form_of_a_tokens_secret_is_redacted_and_game_and_seat_stay(seats: Seats, game_id: str):
+    token = with_a_k(seats, game_id, 0)
+    secret = token.rsplit(".", 1)[1]
+    near = look_alike(token)
+    forms = {
+        "as issued": token,
+        "upper case": token.upper(),
+        "percent-encoded": "".join(f"%{ord(char):02X}" for char in token),
+        "partly percent-encoded": token[:-10] + "".join(f"%{ord(char):02x}" for char in token[-10:]),
+        "a look-alike": near,
+        "a look-alike, percent-encoded": quote(near),
+        "cut to 30 characters of its secret": token[: -(len(secret) - 30)],
+    }
+    for name, form in forms.items():
+        line = redacted(f"GET /play/{form}/events?seat={form} 401")
+        assert "<token>" in line, name
+        for stretch in range(0, len(secret) - 12, 6):  # no twelve characters of the secret in a row
+            piece = secret[stretch : stretch + 12]
+            assert piece not in line.lower() and quote(piece) not in line, (name, line)
+    assert redacted(f"/play/{token}") == f"/play/{game_id}.0.<token>"
+    assert claimed(near) == (game_id, 0) and claimed("not a token") is None
+    # Text that is not a token stays as it was.
+    for text in ("GET /api/me 200", "/rules/holiday-board", f"game {game_id} seat 3", "/static/pbm/0123456789ab/page.css"):
+        assert redacted(text) == text
 
 
 def test_redis_keeps_only_the_tokens_hash(seats: Seats, game_id: str, redis_client):

@@ -164,7 +164,7 @@ def post_move(
         before, expected_seq = taken_back(access, body.expected_seq, check)
         submitted = games.submit(access.game_id, seat, body.move, command_id(seat, idempotency_key), expected_seq, check=check)
     except (NotASeat, OverAllowance) as refused:
-        raise refusal(refused) from None
+        raise refusal(refused, check) from None
     except (redis.RedisError, RedisUnavailable):
         raise  # the check would wait on the same Redis again: a 503 tells nothing of the token
     except Exception:

@@ -4,23 +4,27 @@ here are shared by the API and the pages. They never log or echo a token.
 A token that is malformed, unknown, replaced or of another game gets the same 401 and the same
 message, so a guess learns nothing; each 401 counts against its client address's wrong tokens
 (pbm/web/limits.py, Doors), and the operator's endpoints answer a wrong token only so often.
+The server's log says which it was, naming the game and seat the token claims (never the rest
+of it): an operator can tell a player's mangled link from a guess.
 """
 
 from __future__ import annotations
 
 import hmac
+import logging
 
 import attrs
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from events.seats import NotASeat, OverAllowance, TokenCheck
+from events.seats import NotASeat, OverAllowance, TokenCheck, claimed, parse, redacted
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError
 from pbm.web.limits import too_many
 
 bearer = HTTPBearer(auto_error=False, description="A seat's secret token, or PBM_ADMIN_TOKEN for /api/games")
 NOT_A_SEAT = "not a valid seat token (it may have been re-issued: ask the game's operator for your link)"
+log = logging.getLogger("pbm.web")
 
 
 @attrs.frozen
@@ -36,6 +40,31 @@ def unauthorized(message: str) -> ApiError:
     return ApiError(401, message, {"WWW-Authenticate": "Bearer"})
 
 
+def not_a_seat(token: str | None) -> ApiError:
+    """The 401 for a refused seat token, after one line in the server's log saying why, with the
+    game and seat it claims and nothing else of it."""
+    if not token:
+        return unauthorized(NOT_A_SEAT)
+    if not token.isascii():
+        why = "not ASCII (a look-alike of a letter or digit)"
+    elif parse(token) is None:
+        why = "malformed"
+    else:
+        why = NOT_THE_SEATS
+    logged_refusal(claimed(token), why)
+    return unauthorized(NOT_A_SEAT)
+
+
+NOT_THE_SEATS = "not the seat's (replaced, forged, or of a deleted game)"
+
+
+def logged_refusal(named: tuple[str, int] | None, why: str) -> None:
+    whose = "" if named is None else f" for game {named[0]}, seat {named[1]}"
+    # redacted(): a game id is made of a token's own characters, so a mangled token could put a
+    # secret where the game id goes.
+    log.warning("%s", redacted(f"refused a seat token{whose}: {why}"))
+
+
 def seat_for(server: Server, token: str | None) -> SeatAccess:
     """The seat of a token (from a header, a link or the seat's cookie), counted against the seat's
     allowance of reads in the same round trip to Redis: a 401 ApiError for a token that is not a
@@ -43,11 +72,11 @@ def seat_for(server: Server, token: str | None) -> SeatAccess:
     reads = server.limits.reads
     check = server.seats.check(token, reads.window_s, reads.requests, kind="reads") if token else None
     if check is None:
-        raise unauthorized(NOT_A_SEAT)
+        raise not_a_seat(token)
     try:
         check.run()
     except (NotASeat, OverAllowance) as refused:
-        raise refusal(refused, "requests") from None
+        raise refusal(refused, check, "requests") from None
     return SeatAccess(check.game_id, check.seat, server)
 
 
@@ -66,7 +95,7 @@ def move_check(server: Server, token: str | None) -> TokenCheck:
     moves = server.limits.moves
     check = server.seats.check(token, moves.window_s, moves.requests)
     if check is None:
-        raise unauthorized(NOT_A_SEAT)
+        raise not_a_seat(token)
     return check
 
 
@@ -76,11 +105,12 @@ def checked(check: TokenCheck) -> None:
     try:
         check.run()
     except (NotASeat, OverAllowance) as refused:
-        raise refusal(refused) from None
+        raise refusal(refused, check) from None
 
 
-def refusal(refused: NotASeat | OverAllowance, what: str = "moves") -> ApiError:
+def refusal(refused: NotASeat | OverAllowance, check: TokenCheck, what: str = "moves") -> ApiError:
     if isinstance(refused, NotASeat):
+        logged_refusal((check.game_id, check.seat), NOT_THE_SEATS)
         return unauthorized(NOT_A_SEAT)
     return too_many(refused, what, "seat")
 

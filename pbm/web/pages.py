@@ -36,6 +36,7 @@ from starlette.concurrency import run_in_threadpool
 import core
 from events import keys
 from events.joining import open_seats_of
+from events.seats import normal
 from events.store import Conflict
 from pbm import clock_control, seating, turn_report
 from pbm.rules import notes as rules_notes
@@ -89,7 +90,7 @@ def csrf_token(server: Server, token: str) -> str:
     pipe.set(keys.web_secret(), secrets.token_hex(32), nx=True)
     pipe.get(keys.web_secret())
     secret = pipe.execute()[1]
-    return hmac.new(secret, b"csrf:" + token.strip().lower().encode(), hashlib.sha256).hexdigest()
+    return hmac.new(secret, b"csrf:" + (normal(token) or "").encode(), hashlib.sha256).hexdigest()
 
 
 NO_COOKIE = "this page opens from your seat's link: open the link in your invitation or your latest turn mail again"

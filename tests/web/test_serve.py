@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import httpx2 as httpx
 import pytest
@@ -42,7 +44,7 @@ def test_pbm_serve_answers_and_never_logs_a_token(served):
     out, err = process.communicate(timeout=30)
     logged = (out + err).lower()
     assert "get /api/me" in logged  # the access log is on
-    assert "/play/<token>" in logged
+    assert f"/play/{created['game_id']}.0.<token>" in logged  # the game and seat stay readable
     assert token not in logged and token.rsplit(".", 1)[1] not in logged
 
 
@@ -96,7 +98,7 @@ def test_pbm_serve_keeps_tokens_and_moves_out_of_urls_and_limits_its_doors(serve
     process.terminate()
     out, err = process.communicate(timeout=30)
     logged = (out + err).lower()
-    assert "/play/<token>" in logged and f"{here} http/1.1" in logged  # the link hidden, the page's path as it is
+    assert re.search(r"/play/[a-z0-9-]+\.[0-9]+\.<token>", logged) and f"{here} http/1.1" in logged  # the link's secret hidden, the page's path as it is
     assert seat["token"] not in logged and seat["token"].rsplit(".", 1)[1] not in logged
     assert hidden.lower() not in logged and "1sp" not in logged and "refused" not in logged and "played" not in logged
 
@@ -120,3 +122,35 @@ def test_pbm_serve_without_an_admin_token_warns_on_start(cli_env) -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_a_look_alike_token_is_refused_and_no_form_of_a_secret_reaches_the_log(served):
+    """A token is ASCII: with the Kelvin sign (U+212A) for a 'k' of its secret it was accepted, as
+    str.lower() reads it as 'k'. Refused now (401), and logged by game and seat only; and the log
+    hides the secret in every form the server reads a token in: either case, percent-encoded, or
+    as the look-alike (raw or percent-encoded), in a path or a query."""
+    url, process = served
+    with httpx.Client(base_url=url, timeout=30) as http:
+        body = {"game": "tranquility", "players": 2, "seats": [{"name": "Ann"}, {"name": "Bob"}]}
+        created = http.post("/api/games", json=body, headers=bearer(ADMIN)).json()
+        game_id = created["game_id"]
+        token = created["seats"][1]["token"]
+        while "k" not in token.rsplit(".", 1)[1]:  # a secret with a 'k' to stand in for
+            token = http.post(f"/api/games/{game_id}/seats/1/token", headers=bearer(ADMIN)).json()["token"]
+        head, _, secret = token.rpartition(".")
+        near = head + "." + secret.replace("k", "\u212a", 1)
+        encoded = "".join(f"%{ord(char):02X}" for char in token)
+        assert http.get(f"/play/{quote(near)}").status_code == 401
+        assert http.get("/api/me", headers={"Authorization": b"Bearer " + near.encode()}).status_code == 401
+        assert http.post("/api/me/moves", json={"move": "discard"}, headers={"Authorization": b"Bearer " + near.encode()}).status_code == 401
+        assert http.get(f"/play/{token.upper()}").status_code == 303  # ASCII case does not matter: on to the page
+        assert http.get(f"/play/{encoded}").status_code == 303  # the path, as the server decodes it
+        http.get(f"/api/games/{game_id}/public?link={encoded}&near={quote(near)}")  # a query is logged as sent
+    process.terminate()
+    out, err = process.communicate(timeout=30)
+    logged = out + err
+    assert f"refused a seat token for game {game_id}, seat 1: not ASCII" in logged
+    for shown in (secret, secret.upper(), quote(near.rsplit(".", 1)[1]), near.rsplit(".", 1)[1]):
+        for start in range(0, len(shown) - 12, 4):
+            assert shown[start : start + 12] not in logged, shown[start : start + 12]
+    assert "".join(f"%{ord(char):02X}" for char in secret[:12]) not in logged

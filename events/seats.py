@@ -37,7 +37,7 @@ import attrs
 import redis
 
 import core
-from events import keys, server
+from events import channels, keys, server
 from events.calls import Calls
 from events.limits import COUNT_LUA, OVER_ALLOWANCE, OverAllowance, counter_ttl, window
 
@@ -299,12 +299,18 @@ class Seats:
         webhook: str | None = None,
         webhook_secret: str | None = None,
     ) -> None:
-        """Set the given fields of the seat's personal data (None leaves a field as it is)."""
+        """Set the given fields of the seat's personal data (None leaves a field as it is). A seat's
+        channels are checked here, where every front end sets them (events.channels): one mail
+        address, a webhook the notifier may POST to."""
         given = {"name": name, "email": email, "webhook": webhook, "webhook_secret": webhook_secret}
         fields = {field: value for field, value in given.items() if value is not None}
         for field, value in fields.items():
             if not isinstance(value, str) or not value.isprintable() or len(value) > 1000:
                 raise SeatError(f"{field}: up to 1000 printable characters")
+        if email is not None:
+            channels.checked_email(email)
+        if webhook is not None:
+            channels.checked_webhook(webhook)
         if fields:
             self.redis.hset(keys.contact(game_id, seat), mapping=fields)
             if {"email", "webhook"} & fields.keys():

@@ -17,7 +17,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
 from core.table import Table
-from events import keys
+from events import channels, keys
 from events import clock as clocks
 from events.commands import UnreadableGame
 from events.joining import open_seats_of
@@ -47,7 +47,8 @@ class SeatSpec(Strict):
     # A seat's person (pbm/people.py): `person` (an id), or the person of `email`, made with this
     # name (and `tz`) when nobody has that address yet; a seat with neither is nobody's.
     name: Annotated[str, Field(min_length=1, max_length=100)] | None = None
-    email: Annotated[str, Field(min_length=3, max_length=320)] | None = None
+    # Checked further by events.channels: one address; https:// to a public host, unless allowed.
+    email: Annotated[str, Field(min_length=3, max_length=254)] | None = None
     person: Annotated[str, Field(min_length=1, max_length=40)] | None = None
     tz: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     open: bool = False  # nobody's yet: a visitor with the game's join link claims it (pbm/joining.py)
@@ -92,6 +93,11 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
     if len(body.seats) != body.players:
         raise ApiError(422, f"seats: {len(body.seats)} given for {body.players} players")
     base = server.base_url(request)  # refused before anything is written: no game without its links
+    for seat, spec in enumerate(body.seats):  # before the game is made: a refusal leaves nothing behind
+        if spec.email is not None:
+            channels.checked_email(spec.email, f"seats[{seat}].email")
+        if spec.webhook is not None:
+            channels.checked_webhook(spec.webhook, f"seats[{seat}].webhook")
     bots = check_seats({seat: spec.bot for seat, spec in enumerate(body.seats) if spec.bot is not None})
     people = people_api.people_of(request)
     open_seats = [seat for seat, spec in enumerate(body.seats) if spec.open]

@@ -84,7 +84,15 @@ class Receiver(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def webhook_receiver():
+def local_webhooks(monkeypatch):
+    """Webhooks to this machine over plain HTTP, as the receiver here is: allowed by the operator's
+    settings (events.channels refuses both by default), in this process and the workers it starts."""
+    monkeypatch.setenv("PBM_WEBHOOK_ALLOW_HTTP", "1")
+    monkeypatch.setenv("PBM_WEBHOOK_ALLOW_PRIVATE", "1")
+
+
+@pytest.fixture
+def webhook_receiver(local_webhooks):
     """A real HTTP server on a free port that keeps the webhooks whose signature checks out."""
 
     class Handler(Receiver):

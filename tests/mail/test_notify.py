@@ -153,7 +153,7 @@ def test_the_end_of_the_game_tells_every_seat_with_a_channel(dispatching: Games,
     assert Seats(dispatching.store.redis).contact(game_id, 1) == {"name": "Bob", "email": "bob@players.test"}
 
 
-def test_the_rows_reach_follows_the_channels_and_the_turn_mails_follow_it(dispatching: Games, smtp_sink, queue_client):
+def test_the_rows_reach_follows_the_channels_and_the_turn_mails_follow_it(dispatching: Games, smtp_sink, queue_client, local_webhooks):
     created = create(dispatching, people_and_bots({"email": ANN}))
     game_id = created["game_id"]
     seats, row = Seats(dispatching.store.redis), keys.meta(game_id)

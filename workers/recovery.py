@@ -22,6 +22,7 @@ import os
 import socket
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import redis
 from rq import Queue
@@ -152,10 +153,26 @@ def worker_alive(connection: redis.Redis, name: str | None) -> bool:
     if worker is None:
         return False
     if worker.hostname == socket.gethostname() and worker.pid:
-        try:
-            os.kill(worker.pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
+        return process_alive(worker.pid)
     return True
+
+
+def process_alive(pid: int) -> bool:
+    """Whether the process `pid` of this host runs (or may: one of another user's counts as alive).
+    A zombie is dead: killed, but not yet reaped by its parent (a worker `pbm simulate --workers N`
+    started, whose parent polls only until the first of them answers), it still has its pid, so
+    os.kill(pid, 0) succeeds on it, and its job counted as held until its heartbeat ran out."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # another user's: alive, unless /proc says it is a zombie
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False  # gone since the signal
+    except OSError:
+        return True  # no /proc to ask: the signal's answer stands
+    # The state follows the command's name, which is in parentheses and may hold any character.
+    return stat.rpartition(")")[2].split()[:1] not in (["Z"], ["X"])

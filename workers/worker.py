@@ -32,7 +32,6 @@ whatever the number of workers.
 from __future__ import annotations
 
 import logging
-import os
 import socket
 import threading
 import time
@@ -49,7 +48,7 @@ import core
 from events import keys, server
 from events.server import RedisUnavailable, explain
 from workers.dispatch import QUEUES
-from workers.recovery import POP_GRACE_S, recover
+from workers.recovery import POP_GRACE_S, process_alive, recover
 
 RECOVERY_INTERVAL_S = 10  # how often one of the running workers looks for lost work
 DEQUEUE_BLOCK_S = 1  # an idle worker wakes this often: to look at its other queues, to maintain
@@ -149,20 +148,14 @@ class SchedulerThread(threading.Thread):
 
 def scheduler_dead(connection, name: str) -> bool:
     """Whether the scheduler `name` (a lock's holder) is gone: its heartbeat expired, or it ran on
-    this host in a process that no longer exists."""
+    this host in a process that no longer runs (gone, or a zombie: workers.recovery.process_alive)."""
     try:
         other = RQScheduler.fetch(name, connection=connection)
     except SchedulerNotFound:
         return True
     if other.hostname != socket.gethostname() or not other.pid:
         return False
-    try:
-        os.kill(other.pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+    return not process_alive(other.pid)
 
 
 class PbmWorker(SimpleWorker):

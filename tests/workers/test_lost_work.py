@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from rq import Queue
 from rq.job import Job, JobStatus
+from rq.registry import StartedJobRegistry
 from rq.worker import Worker
 
 from events.commands import Games
 from events.store import Store
 from workers.dispatch import AI_QUEUE, Dispatcher, turn_job_id
+from workers.recovery import process_alive
 from workers.worker import RECOVERY_BOUND_S
 
 from tests.workers.test_rq import assert_played_once, run_worker
@@ -96,3 +100,76 @@ def test_an_idle_worker_finds_lost_work_within_the_bound_without_a_restart(store
     finally:
         worker.terminate()
         worker.wait(timeout=30)
+
+
+def process_state(pid: int) -> str:
+    """The state letter of /proc/<pid>/stat ('Z': a zombie), or '' once the process is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return ""
+
+
+def rq_worker_of(store: Store, process: subprocess.Popen) -> Worker | None:
+    return next((w for w in Worker.all(connection=store.redis) if w.pid == process.pid), None)
+
+
+def test_a_zombie_is_dead(tmp_path) -> None:
+    """A child killed and not yet reaped keeps its pid: os.kill(pid, 0) succeeds on it."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        assert process_alive(child.pid)
+        child.send_signal(signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while process_state(child.pid) != "Z":
+            assert time.monotonic() < deadline, "the child did not become a zombie"
+            time.sleep(0.01)
+        os.kill(child.pid, 0)  # what liveness was judged by: no error for a zombie
+        assert not process_alive(child.pid)
+    finally:
+        child.wait()  # reaped
+    assert not process_alive(child.pid)
+
+
+def test_a_worker_killed_and_left_unreaped_gives_up_its_turn_within_the_bound(store: Store, cli_env) -> None:
+    """As under `pbm simulate --workers N`, whose parent polls its workers only until the first one
+    answers: a worker SIGKILLed mid-turn and never reaped is a zombie, and an idle worker took its
+    turn over only once its heartbeat ran out (75 s and more); reaped, within the bound."""
+    env = {**os.environ, **cli_env}
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    games = Games(store, dispatch=Dispatcher(store.redis))
+    # A bot that thinks for a minute: its turn is held, started, by whichever worker takes it.
+    game_id = games.create("tranquility", 1, seed=31, bots={0: "ismcts:60s"})
+    thinker = subprocess.Popen([sys.executable, "-m", "pbm", "worker", "--no-recover"], env=env, **quiet)
+    idle = None
+    try:
+        registry = StartedJobRegistry(AI_QUEUE, connection=store.redis)
+        deadline = time.monotonic() + 90
+        held = None
+        while held is None:
+            assert time.monotonic() < deadline and thinker.poll() is None, "the first worker never took a turn"
+            mine = rq_worker_of(store, thinker)
+            started = [Job.fetch(job_id, connection=store.redis) for job_id in registry.get_job_ids(cleanup=False)]
+            held = next((job.id for job in started if mine is not None and job.worker_name == mine.name and game_id in job.id), None)
+            time.sleep(0.1)
+        idle = subprocess.Popen([sys.executable, "-m", "pbm", "worker"], env=env, **quiet)  # recovers: at start and every 10 s
+        while (other := rq_worker_of(store, idle)) is None or other.get_state() != "idle":
+            assert time.monotonic() < deadline and idle.poll() is None, "the second worker never got going"
+            time.sleep(0.1)
+        thinker.send_signal(signal.SIGKILL)  # and not waited for: its parent (this test) has not reaped it
+        killed_at = time.monotonic()
+        while process_state(thinker.pid) != "Z":
+            assert time.monotonic() - killed_at < 30, "the killed worker did not become a zombie"
+            time.sleep(0.01)
+        while Job.fetch(held, connection=store.redis).worker_name != other.name:
+            waited = time.monotonic() - killed_at
+            assert waited < RECOVERY_BOUND_S, f"the zombie's turn was not taken over {waited:.0f} s after it was killed"
+            time.sleep(0.2)
+        print(f"the zombie's turn was taken over after {time.monotonic() - killed_at:.1f} s")
+        assert process_state(thinker.pid) == "Z"  # a zombie all along: the case under test
+    finally:
+        for process in (thinker, idle):
+            if process is not None:
+                process.kill()
+                process.wait()
+        store.delete(game_id)  # its 60 s turn, queued again or not, finds no game: no other test's worker thinks for it

@@ -491,7 +491,15 @@ class Games:
         elif seats_bots:
             index.listed(self.store.redis, game_id, status.since_ms, bots=True)
         # The script itself recognises a known command id (HSETNX), also on a conflict.
-        appended = self.store.append(game_id, table.seq, raws, command_id, status, check, consume)
+        try:
+            appended = self.store.append(game_id, table.seq, raws, command_id, status, check, consume)
+        except Conflict as lost:
+            if lost.actual < table.seq:
+                # A log shorter than this table: it lost events this table has (a Redis restarted
+                # from an append-only file that had not been written yet, docs/durability.md), or
+                # an import replaced it. Kept, the table would refuse every move as stale, for good.
+                self._tables.pop(game_id, None)
+            raise
         if appended.duplicate:
             return self._read_done(game_id, appended.first, appended.count), appended
         if status.outcome is not None:
@@ -598,14 +606,18 @@ class Games:
             return cached
         if cached is not None:
             table, last_hash = cached
-            newer = self.store.read(game_id, table.seq)
-            if newer and newer[0].prev != last_hash:
-                cached = None  # the log is not the one this table was folded from
-            else:
+            # Read from the table's own last event, to see that the log still has it: a log that
+            # is shorter than the table, or has another event there, is not the one this table was
+            # folded from (Redis lost acknowledged writes, an import replaced the log). Reading from
+            # the event after it could not tell a shorter log from one with nothing new.
+            newer = self.store.read(game_id, table.seq - 1)
+            if newer and newer[0].seq == table.seq - 1 and newer[0].hash == last_hash:
+                newer = newer[1:]
                 if newer:
                     table.extend(env.event for env in newer)
                     last_hash = newer[-1].hash
                 return self._folded(game_id, table, last_hash, folded=len(newer))
+            self._tables.pop(game_id, None)
         return self._cold(game_id)
 
     def _cold(self, game_id: str) -> tuple[Table, bytes]:

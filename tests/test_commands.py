@@ -102,6 +102,64 @@ def test_another_process_sees_every_move(store: Store) -> None:
     assert reader.table(game_id).events == writer.table(game_id).events
 
 
+def play(games: Games, game_id: str, moves: int) -> None:
+    for _ in range(moves):
+        games.submit(game_id, *first_legal(games, game_id))
+
+
+@pytest.mark.parametrize("then", ["shorter", "as long, other moves"])
+def test_a_table_ahead_of_its_log_or_of_another_log_is_read_again_not_trusted(store: Store, then: str) -> None:
+    """A long-running process (a server, a worker) keeps its tables folded. When the log loses
+    events such a table has (a Redis restarted from an append-only file it had not yet written:
+    docs/durability.md), or an import replaces it, the table is not of the log any more. It was
+    trusted: a shorter log read from the table's end looked like a log with nothing new, so every
+    move was refused as stale ("is at seq 2, not 5"), for as long as the table stayed cached."""
+    from replays.archive import restore
+    from replays.log import from_store
+
+    server, other = Games(store), Games(store)
+    game_id = server.create("holly-oak", 3, seed=3)
+    play(server, game_id, 2)
+    earlier = from_store(store, game_id)
+    play(server, game_id, 3)
+    ahead = server.table(game_id)  # cached here, five moves in
+    if then == "shorter":
+        restore(store.redis, earlier, replace=True, force=True)
+    else:  # the same length, but another move at the end
+        restore(store.redis, earlier, replace=True, force=True)
+        play(other, game_id, 2)
+        seat = other.table(game_id).to_act[0]
+        other.submit(game_id, seat, other.table(game_id).legal_moves(seat)[-1])
+    truth = other.table(game_id)
+    assert truth.seq == (len(earlier.envelopes) if then == "shorter" else ahead.seq)
+    with pytest.raises(Conflict, match=f"is at seq {truth.seq}, not {ahead.seq + 1}"):
+        server.submit(game_id, *first_legal(other, game_id), expected_seq=ahead.seq + 1)
+    assert server.table(game_id).events == truth.events
+    seat, move = first_legal(other, game_id)
+    assert server.submit(game_id, seat, move, expected_seq=truth.seq).seq == truth.seq
+    play(server, game_id, 1)  # without an expected seq too
+    assert other.table(game_id).events == server.table(game_id).events
+
+
+def test_a_move_expected_at_a_seq_the_log_lost_is_refused_once_and_the_table_forgotten(store: Store) -> None:
+    """A table held at exactly the seq a move expects is used without a read (one round trip saved
+    a move); the append's conflict is then the only news of a shorter log."""
+    from replays.archive import restore
+    from replays.log import from_store
+
+    server = Games(store)
+    game_id = server.create("holly-oak", 3, seed=3)
+    play(server, game_id, 1)
+    earlier = from_store(store, game_id)
+    play(server, game_id, 3)
+    held = server.table(game_id)
+    restore(store.redis, earlier, replace=True, force=True)
+    seat = held.to_act[0]
+    with pytest.raises(Conflict, match=f"is at seq {len(earlier.envelopes)}, not {held.seq}"):
+        server.submit(game_id, seat, held.legal_moves(seat)[0], expected_seq=held.seq)
+    assert server.table_at(game_id, held.seq).seq == len(earlier.envelopes)  # forgotten: read again
+
+
 def test_unknown_game(games: Games) -> None:
     with pytest.raises(UnknownGame, match="no game 'nope'"):
         games.table("nope")

@@ -4,7 +4,7 @@ replay files and move texts. Prints figures; asserts nothing. tests/reliability 
 scenarios, smaller, and asserts on their figures.
 
     python bench/chaos.py [--writers 16] [--attempts 400] [--senders 16] [--rounds 20]
-                          [--redis-kills 20] [--policies everysec,always,no]
+                          [--redis-kills 20] [--policies everysec,always,no] [--held-kills 10]
                           [--worker-games 20] [--workers 3] [--mutations 20000]
 
 On the embedded Redis by default (a fresh one, deleted at the end); with REDIS_URL set, the writer
@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import core  # noqa: E402
 from events import keys  # noqa: E402
-from events.commands import Games  # noqa: E402
+from events.commands import Games, UnknownGame  # noqa: E402
 from events.envelope import decode  # noqa: E402
 from events.server import EmbeddedRedis  # noqa: E402
 from events.store import Conflict, Store  # noqa: E402
@@ -228,14 +228,25 @@ def kill(server: EmbeddedRedis) -> None:
         time.sleep(0.005)
 
 
+# How long Redis may hold an acknowledged write unwritten under appendfsync everysec: while the
+# background fsync of the second before is still running, it postpones its write(2) of the AOF
+# buffer (and still answers the commands in it) for up to 2 s, counted in whole seconds of its
+# clock, so up to 3 s. A SIGKILL then loses what it held; under `always` and `no` it writes before
+# it answers, and loses nothing acknowledged.
+HELD_S = {"everysec": 3.0, "always": 0.0, "no": 0.0}
+
+
 def redis_kills(kills: int, writers: int = 4, fsync: str = "everysec", gap_s: tuple[float, float] = (0.2, 0.6)) -> dict[str, Any]:
     """`writers` processes play 3-player Holly Oak games move after move on a server of their own,
-    which is SIGKILLed `kills` times (and started again at once); every acknowledged move must be
-    in the log afterwards, once."""
+    which is SIGKILLed `kills` times (and started again at once). Every acknowledged move must be
+    in the log afterwards, once, except (under everysec) one acknowledged within HELD_S before a
+    kill: "lost_outside_window" counts the others, and must be 0. A game whose create was lost so
+    is "vanished"; the writers play on whatever Redis lost (a Conflict, a game gone)."""
     server = PolicyRedis(Path(tempfile.mkdtemp(prefix="pbm-chaos-kill-")), fsync)
     server.start()
     stop = FORK.Event()
     downtimes: list[float] = []
+    killed_at: list[float] = []
 
     def killing() -> float:
         chooser = random.Random(kills)
@@ -243,6 +254,7 @@ def redis_kills(kills: int, writers: int = 4, fsync: str = "everysec", gap_s: tu
         for _ in range(kills):
             time.sleep(chooser.uniform(*gap_s))
             down = time.perf_counter()
+            killed_at.append(time.monotonic())  # the writers' clock too (CLOCK_MONOTONIC, system-wide)
             kill(server)
             server.start()
             downtimes.append(time.perf_counter() - down)
@@ -253,15 +265,27 @@ def redis_kills(kills: int, writers: int = 4, fsync: str = "everysec", gap_s: tu
     try:
         results, seconds = in_processes(_append_through_kills, writers, str(server.socket), stop, meanwhile=killing)
         store = Store(server.client())
-        game_ids = [game_id for result in results for game_id in result["games"]]
-        figures = tally(store, game_ids, [tuple(done) for result in results for done in result["acked"]])
+        vanished = {game_id for result in results for game_id in result["vanished"]}
+        game_ids = [game_id for result in results for game_id in result["games"] if game_id not in vanished]
+        acked = [done for result in results for done in result["acked"]]
+        lost, first_acked = lost_moves(store, game_ids, acked)
+        # Each command once: one acknowledged twice was lost, then played again (its command id is
+        # made from its seq, so the writer sends it again once the log is back there). A vanished
+        # game's acknowledged moves count as lost.
+        figures = tally(store, game_ids, sorted(first_acked))
         figures.update(
+            missing=figures["lost"],  # acknowledged and not in the log now
+            lost=len(lost),  # and those played again since
             fsync=fsync,
             kills=kills,
             writers=writers,
+            games=len(game_ids),
+            vanished=len(vanished),
+            lost_outside_window=sum(not held_when_killed(first_acked[done], killed_at, HELD_S[fsync]) for done in lost),
             errors=sum(result["errors"] for result in results),  # attempts answered by an error: unacknowledged
+            conflicts=sum(result["conflicts"] for result in results),  # moves refused on a log that lost writes
             mean_downtime_ms=round(1000 * sum(downtimes) / max(len(downtimes), 1), 1),
-            acked_per_s=round(len(set(done for result in results for done in map(tuple, result["acked"]))) / seconds, 1),
+            acked_per_s=round(len(set(acked)) / seconds, 1),
         )
         return figures
     finally:
@@ -269,22 +293,43 @@ def redis_kills(kills: int, writers: int = 4, fsync: str = "everysec", gap_s: tu
         shutil.rmtree(server.directory, ignore_errors=True)
 
 
+def lost_moves(store: Store, game_ids: list[str], acked: list[tuple[str, str, float]]) -> tuple[set[tuple[str, str]], dict[tuple[str, str], float]]:
+    """The acknowledged commands Redis lost: not in the log, or acknowledged twice (lost, then
+    sent again); and when each command was first acknowledged."""
+    first_acked: dict[tuple[str, str], float] = {}
+    for game_id, command_id, at in acked:
+        first_acked[game_id, command_id] = min(at, first_acked.get((game_id, command_id), at))
+    times = Counter((game_id, command_id) for game_id, command_id, _at in acked)
+    logged = commands_in_log(store, game_ids)
+    return {done for done, count in times.items() if count > 1 or done not in logged}, first_acked
+
+
+def held_when_killed(acked: float, killed_at: list[float], held_s: float) -> bool:
+    """Whether a write acknowledged at `acked` was within `held_s` of the next kill after it (slack
+    for the clocks' reading on either side: 0.1 s)."""
+    after = [kill for kill in killed_at if kill >= acked - 0.1]
+    return bool(after) and after[0] - acked <= held_s + 0.1
+
+
 def _append_through_kills(index: int, barrier, socket_path: str, stop) -> dict[str, Any]:
     # No retries of our own in redis-py: an error is an unacknowledged attempt, tried again here
     # (with the same command id when the log shows it did not land).
     client = redis.Redis(unix_socket_path=socket_path, socket_timeout=5, retry=Retry(NoBackoff(), 0))
     games = Games(Store(client))
-    acked: list[tuple[str, str]] = []
+    acked: list[tuple[str, str, float]] = []
     made: list[str] = []
-    errors = 0
+    vanished: list[str] = []
+    errors = conflicts = 0
     game_id = None
     barrier.wait()
     while not stop.is_set():
         try:
             if game_id is None:
-                fresh = f"chaos-kill-{index}-{len(made)}"
+                # Never an id used before: a game whose create Redis lost is not made again under
+                # its id, where its lost moves would be found as if they had been kept.
+                fresh = f"chaos-kill-{index}-{len(made) + len(vanished)}"
                 try:
-                    games.create("holly-oak", 3, seed=len(made) + 1, game_id=fresh)
+                    games.create("holly-oak", 3, seed=len(made) + len(vanished) + 1, game_id=fresh)
                 except Conflict:
                     pass  # our own create landed, unacknowledged, just before the server died
                 made.append(fresh)
@@ -297,11 +342,77 @@ def _append_through_kills(index: int, barrier, socket_path: str, stop) -> dict[s
             moves = table.legal_moves(seat)
             command_id = f"{game_id}-{table.seq}"
             games.submit(game_id, seat, moves[random.Random(command_id).randrange(len(moves))], command_id=command_id, expected_seq=table.seq)
-            acked.append((game_id, command_id))
+            acked.append((game_id, command_id, time.monotonic()))
         except DOWN:
             errors += 1
             time.sleep(0.01)
-    return {"acked": acked, "games": made, "errors": errors}
+        except Conflict:
+            conflicts += 1  # the log lost moves this writer had acknowledged: play on from it
+        except UnknownGame:
+            made.remove(game_id)  # its create was lost: the game is gone, and its moves with it
+            vanished.append(game_id)
+            game_id = None
+    return {"acked": acked, "games": made, "vanished": vanished, "errors": errors, "conflicts": conflicts}
+
+
+def killed_while_holding(kills: int = 4) -> dict[str, Any]:
+    """Redis under appendfsync everysec, SIGKILLed `kills` times at a moment it holds acknowledged
+    writes it has not written (INFO: its background fsync pending, and more than two moves' worth
+    in its AOF buffer: one writer has at most one move in flight), while one writer plays through
+    the command path. What Redis held is lost; the writer must play on from the log as Redis kept
+    it, not from the tables it had folded ahead of it (it stalled on "is at seq N, not M")."""
+    import threading
+
+    server = PolicyRedis(Path(tempfile.mkdtemp(prefix="pbm-chaos-held-")), "everysec")
+    server.start()
+    try:
+        admin = server.client()
+        size = lambda: admin.info("persistence")["aof_current_size"]  # noqa: E731
+        warm = Games(Store(admin))
+        game_id = warm.create("holly-oak", 3, seed=99)
+        before = size()
+        for _ in range(20):
+            table = warm.table(game_id)
+            warm.submit(game_id, table.to_act[0], table.legal_moves(table.to_act[0])[0])
+        time.sleep(1.5)  # anything held is written by now
+        move_bytes = (size() - before) / 20
+        stop = threading.Event()
+        result: dict[str, Any] = {}
+        writer = threading.Thread(target=lambda: result.update(_append_through_kills(0, threading.Barrier(1), str(server.socket), stop)))
+        writer.start()
+        killed_at: list[float] = []
+        try:
+            deadline = time.monotonic() + 120
+            while len(killed_at) < kills and time.monotonic() < deadline:
+                try:
+                    held = admin.info("persistence")
+                except DOWN:
+                    continue
+                if held["aof_pending_bio_fsync"] and held["aof_buffer_length"] > 2.5 * move_bytes:
+                    killed_at.append(time.monotonic())
+                    kill(server)
+                    server.start()
+                    time.sleep(1.0)  # the writer plays on
+        finally:
+            stop.set()
+            writer.join(timeout=60)
+        store = Store(server.client())
+        lost, first_acked = lost_moves(store, result["games"], result["acked"])
+        return {
+            "kills": len(killed_at),
+            "move_bytes": round(move_bytes),
+            "acknowledged": len(first_acked),
+            "lost": len(lost),
+            "lost_outside_window": sum(not held_when_killed(first_acked[done], killed_at, HELD_S["everysec"]) for done in lost),
+            "acknowledged_after_the_last_kill": sum(done[2] > killed_at[-1] for done in result["acked"]) if killed_at else 0,
+            "conflicts": result["conflicts"],
+            "vanished": len(result["vanished"]),
+            "games": len(result["games"]),
+            "verified": verified(store, result["games"]),
+        }
+    finally:
+        server.stop()
+        shutil.rmtree(server.directory, ignore_errors=True)
 
 
 def append_rates(policies: list[str], moves: int, rounds: int = 3) -> dict[str, float]:
@@ -596,6 +707,7 @@ def main() -> None:
     parser.add_argument("--senders", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=20, help="rounds of one command from many senders")
     parser.add_argument("--redis-kills", type=int, default=20)
+    parser.add_argument("--held-kills", type=int, default=10, help="kills while Redis holds acknowledged writes (everysec)")
     parser.add_argument("--policies", default="everysec,always,no")
     parser.add_argument("--worker-games", type=int, default=20)
     parser.add_argument("--workers", type=int, default=4)
@@ -613,6 +725,7 @@ def main() -> None:
         policies = [p.strip() for p in options.policies.split(",") if p.strip()]
         for fsync in policies:
             show(f"Redis SIGKILLed, appendfsync {fsync}", redis_kills(options.redis_kills, fsync=fsync))
+        show("Redis SIGKILLed while it holds acknowledged writes, appendfsync everysec", killed_while_holding(options.held_kills))
         show("moves/s through the command path by policy (nothing killed, best of 3)", append_rates(policies, 600))
         dirty = {name: Path(f"/proc/sys/vm/{name}").read_text().strip() for name in ("dirty_expire_centisecs", "dirty_writeback_centisecs")}
         show("this kernel's page-cache writeback (what appendfsync no leaves to it)", dirty)

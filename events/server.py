@@ -3,8 +3,9 @@
 The embedded server's lifetime is chosen on purpose: one server per data directory, started by the
 first pbm command that needs it, reused by every later one (so games persist between invocations,
 and workers share it), and stopped only by `pbm server stop`. Its append-only file is on with
-`appendfsync everysec`: an acknowledged append survives the server being killed (the bytes are in
-the OS before the reply is sent); a crash of the whole machine can lose up to the last second.
+`appendfsync everysec`: the server killed, or the whole machine crashing, can lose the appends of
+the last second or two, acknowledged ones too (Redis answers writes it holds back while a sync of
+the file lags; docs/durability.md says when, and what `always` costs instead).
 
 The log and rq's queues may live apart: with PBM_REDIS_CLUSTER=1, REDIS_URL names one node of a
 Redis Cluster (every script of pbm touches one game's hash tag, so each runs on one shard) and the

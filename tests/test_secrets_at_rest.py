@@ -1,4 +1,5 @@
-"""Secrets at rest: the compose file's Redis wants a password and publishes no port, and pbm
+"""Secrets at rest: the compose file's Redis wants a password and publishes no port, the server's
+port is published on the host's loopback only and the image runs as an unprivileged user, and pbm
 reads the password from REDIS_URL; a running game's whole state needs --referee. (The embedded
 server's file modes: tests/test_embedded.py.)"""
 
@@ -18,6 +19,7 @@ from tests.real_redis import redis_server
 from tests.replays.conftest import play_random
 
 COMPOSE = Path(__file__).resolve().parent.parent / "docker-compose.yml"
+DOCKERFILE = COMPOSE.parent / "Dockerfile"
 PASSWORD = "0123456789abcdef-test"
 
 
@@ -48,6 +50,22 @@ def test_compose_keeps_redis_internal_and_behind_a_password(tmp_path: Path) -> N
         assert created.exit_code == 0, created.output
         refused = run(service_url.replace(f":{PASSWORD}@", ""), "list")
         assert refused.exit_code == 1 and "requires a password" in refused.stderr
+
+
+def test_the_image_runs_as_a_user_and_compose_publishes_only_on_the_hosts_loopback() -> None:
+    """Read, not run (no Docker engine here): the image's last USER is a numeric uid other than
+    root's, set after its last RUN (so every service's command runs as it), and each published
+    port binds 127.0.0.1, never every address of the host."""
+    lines = [line.strip() for line in DOCKERFILE.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    steps = [line.split(None, 1)[0].upper() for line in lines]
+    users = [index for index, step in enumerate(steps) if step == "USER"]
+    assert users and users[-1] > max(index for index, step in enumerate(steps) if step == "RUN")
+    uid, _, gid = lines[users[-1]].split(None, 1)[1].partition(":")
+    assert uid.isdigit() and int(uid) != 0 and gid.isdigit() and int(gid) != 0, lines[users[-1]]
+    compose = yaml.safe_load(COMPOSE.read_text())
+    published = [(name, str(port)) for name, service in compose["services"].items() for port in service.get("ports", [])]
+    assert published and all(port.startswith("127.0.0.1:") for _name, port in published), published
+    assert all(service.get("user") in (None, f"{uid}:{gid}", uid) for service in compose["services"].values() if "build" in service)
 
 
 @pytest.fixture

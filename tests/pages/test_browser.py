@@ -194,6 +194,19 @@ def seq_of(page) -> str:
     return page.locator("#live").get_attribute("data-seq")
 
 
+# Playwright polls wait_for_function's predicate from the page's own timers: a predicate given as
+# an expression is evaluated from its text at every poll, which the page's CSP forbids (no
+# 'unsafe-eval'), so it failed unless already true at the first check (made from Playwright's own
+# evaluation, which CSP does not bind): on a loaded machine, the redraw came later. Given as a
+# function, it is compiled once there and then only called.
+REDRAWN = "seq => document.getElementById('live').dataset.seq !== seq"
+
+
+def wait_for_redraw(page, drawn_at: str) -> None:
+    """Until the page is drawn at another seq than `drawn_at` (its live update came)."""
+    page.wait_for_function(REDRAWN, arg=drawn_at, timeout=TURN_MS)
+
+
 def my_turn(page) -> bool:
     return page.locator("header.top.my-turn").count() > 0
 
@@ -251,7 +264,7 @@ def play_to_the_end(slug: str, pages: list, links: list[str]) -> None:
             checked.add(id(turn))
         before = seq_of(turn)
         PLAYERS[slug](turn)
-        turn.wait_for_function("seq => document.getElementById('live').dataset.seq !== seq", arg=before, timeout=TURN_MS)
+        wait_for_redraw(turn, before)
         assert turn.locator("form .refusal").count() == 0, turn.locator("form .refusal").first.inner_text()
         moves += 1
         if moves == 8:
@@ -296,6 +309,22 @@ def test_with_javascript_off_a_move_is_a_form_post_and_a_stale_page_says_so(brow
     page.locator("form.move button").first.click()  # from the page drawn before that move
     page.wait_for_load_state()
     assert "Someone moved first" in page.locator(".notice").inner_text()
+    context.close()
+
+
+def test_the_pages_csp_refuses_code_made_from_text_and_the_redraw_wait_needs_none(browser, site):
+    """The page's script may not evaluate text as code (no 'unsafe-eval'), so neither may a test's
+    wait: an expression predicate fails at its first poll on this page, a function does not."""
+    created = new_game(site, "tranquility", [{"name": "Ann"}, {"name": "Bot", "bot": "random"}])
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(created["seats"][0]["url"])
+    refused = page.evaluate("() => new Promise(done => setTimeout(() => { try { eval('1'); done('allowed') } catch (e) { done(e.name) } }))")
+    assert refused == "EvalError"
+    with pytest.raises(Exception, match="EvalError"):  # how the vacation test failed, loaded
+        page.wait_for_function(f"document.getElementById('live').dataset.seq !== '{seq_of(page)}'", timeout=TURN_MS)
+    with pytest.raises(Exception, match="Timeout"):  # polled to its end, without an error
+        page.wait_for_function(REDRAWN, arg=seq_of(page), timeout=1500)
     context.close()
 
 
@@ -392,9 +421,7 @@ def test_a_seat_takes_vacation_from_its_page_and_a_redraw_waits_while_it_types(b
     time.sleep(3)  # the events stream polls once a second: the redraw would have come by now
     assert seq_of(page) == drawn_at and page.locator("form.vacation input[name=days]").input_value() == "2"
     page.locator("header.top").click()  # leaving the form lets the held redraw through
-    # A function, not an expression: Playwright polls an expression with eval, which the page's CSP
-    # refuses whenever the redraw is not there at the first look.
-    page.wait_for_function("seq => document.getElementById('live').dataset.seq !== seq", arg=drawn_at, timeout=TURN_MS)
+    wait_for_redraw(page, drawn_at)
     page.locator("form.vacation input[name=days]").fill("2")
     page.get_by_role("button", name="Take a vacation").click()
     page.locator(".notice").wait_for()

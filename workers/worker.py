@@ -242,8 +242,14 @@ class PbmWorker(SimpleWorker):
 
 
 def running_workers(connection) -> int:
-    """How many rq workers are alive on this Redis (rq drops the ones whose heartbeat expired)."""
-    return len(SimpleWorker.all(connection=connection))
+    """How many rq workers are alive on this Redis: rq drops the ones whose heartbeat expired, and
+    one of this host whose process is gone or a zombie is not counted (its heartbeat lasts minutes)."""
+    return len(live_workers(connection))
+
+
+def live_workers(connection) -> list[SimpleWorker]:
+    here = socket.gethostname()
+    return [w for w in SimpleWorker.all(connection=connection) if w.hostname != here or not w.pid or process_alive(w.pid)]
 
 
 def make_worker(connection, queues: tuple[str, ...] = QUEUES, recovering: bool = True, log=None, scheduling: bool = True) -> PbmWorker:

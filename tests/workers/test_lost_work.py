@@ -21,7 +21,7 @@ from events.commands import Games
 from events.store import Store
 from workers.dispatch import AI_QUEUE, Dispatcher, turn_job_id
 from workers.recovery import process_alive
-from workers.worker import RECOVERY_BOUND_S
+from workers.worker import RECOVERY_BOUND_S, live_workers
 
 from tests.workers.test_rq import assert_played_once, run_worker
 
@@ -167,6 +167,9 @@ def test_a_worker_killed_and_left_unreaped_gives_up_its_turn_within_the_bound(st
             time.sleep(0.2)
         print(f"the zombie's turn was taken over after {time.monotonic() - killed_at:.1f} s")
         assert process_state(thinker.pid) == "Z"  # a zombie all along: the case under test
+        # Still registered with rq (its heartbeat lasts), not counted as a running worker.
+        assert rq_worker_of(store, thinker) is not None
+        assert [w.pid for w in live_workers(store.redis) if w.pid in (thinker.pid, idle.pid)] == [idle.pid]
     finally:
         for process in (thinker, idle):
             if process is not None:

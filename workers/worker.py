@@ -78,6 +78,7 @@ class ReliableQueue(Queue):
                 return job, queue
 
 
+PUBSUB_RETRY_S = 2  # how long rq's command listener waits between tries to reach Redis again
 SCHEDULER_INTERVAL_S = 1  # how often the scheduler moves due jobs to their queues
 SCHEDULER_MAX_WAIT_S = 30  # the longest it waits between tries while Redis is unreachable
 # A scheduler without its locks tries for them this often (rq's own fallback waits 120 s), and
@@ -210,6 +211,21 @@ class PbmWorker(SimpleWorker):
                 self.log.error("Worker %s: could not connect to Redis: %s; retrying in %d seconds", self.name, explain(error), wait)
                 time.sleep(wait)
                 wait = min(wait * self.exponential_backoff_factor, self.max_connection_wait_time)
+
+    def _pubsub_exception_handler(self, exc, pubsub, pubsub_thread) -> None:
+        # rq's own handler (its command listener's thread) logs redis-py's raw text, relying on the
+        # one-line filter; but that thread sleeps 2 s between tries and rq waits 1 s for it when the
+        # worker stops, so on a loaded machine it logged once more after the filter was gone. A
+        # timeout ended the thread with a traceback. Both are said here, in the one line; a stopping
+        # worker's thread just stops.
+        if not isinstance(exc, (redis.ConnectionError, redis.TimeoutError)):
+            return super()._pubsub_exception_handler(exc, pubsub, pubsub_thread)
+        if self._stop_requested:
+            pubsub_thread.stop()
+            return None
+        self.log.error("Worker %s: could not connect to Redis: %s; retrying in %d seconds", self.name, explain(exc), PUBSUB_RETRY_S)
+        time.sleep(PUBSUB_RETRY_S)
+        return None
 
     def handle_exception(self, job, *exc_info) -> None:
         # A job that fails on Redis (out of memory, a read-only replica...) is logged as the one

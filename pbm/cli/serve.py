@@ -66,7 +66,8 @@ def serve(host: str, port: int) -> None:
     # wait for every player to close their page.
     config = uvicorn.Config(app, log_level="info", server_header=False, timeout_graceful_shutdown=GRACE_S)
     server = uvicorn.Server(config)
-    logging.getLogger("uvicorn.access").addFilter(HideTokens())
+    for name in ("uvicorn.access", "uvicorn.error"):
+        logging.getLogger(name).addFilter(HideTokens())
     server.run(sockets=[listener])
 
 

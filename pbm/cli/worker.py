@@ -258,7 +258,7 @@ def wait_for_summaries(client: Any, ids: list[str], started: list[subprocess.Pop
             if not remaining:
                 break
             now = time.monotonic()
-            if started and all(process.poll() is not None for process in started):
+            if started and all([process.poll() is not None for process in started]):  # each polled: every dead one reaped
                 codes = ", ".join(str(process.returncode) for process in started)
                 raise Stopped(f"the worker(s) this simulation started have died (exit status {codes})")
             if not started and now - checked > WORKER_CHECK_S:

@@ -17,19 +17,20 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import http.client
 import ipaddress
 import json
 import os
 import re
 import smtplib
+import socket
 import ssl
-import urllib.error
-import urllib.request
 from email.message import EmailMessage
 from email.utils import formataddr, parseaddr
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from events.channels import BadChannel, checked_email, webhook_addresses
 from events.seats import TOKEN_IN_TEXT
 
 SEND_TIMEOUT_S = 10
@@ -70,6 +71,10 @@ def new_mail(to: str, subject: str, body: str, reply_to: str | None, in_reply_to
     from email.utils import make_msgid
 
     name, address = mail_from()
+    try:
+        checked_email(to, "the seat's e-mail")  # stored before the rule, it may be a list: never sent to
+    except BadChannel as refused:
+        raise SendFailed(f"mail not sent: {refused}") from None
     message = EmailMessage()
     message["From"] = formataddr((name, address)) if name else address
     message["To"] = to
@@ -149,20 +154,33 @@ def sign(secret: str, body: bytes) -> str:
 
 
 def send_webhook(url: str, secret: str, kind: str, payload: dict[str, Any]) -> None:
-    """POST the payload as JSON, signed with the seat's webhook secret; SendFailed unless 2xx."""
-    if not url.startswith(("http://", "https://")):
-        raise SendFailed("the seat's webhook is not an http(s) URL")
-    body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
-    request = urllib.request.Request(url, data=body, method="POST", headers={
-        "Content-Type": "application/json",
-        "User-Agent": "pbm",
-        KIND_HEADER: kind,
-        SIGNATURE_HEADER: sign(secret, body),
-    })
+    """POST the payload as JSON, signed with the seat's webhook secret, to an address of the URL's
+    host that events.channels allows now; SendFailed unless 2xx. The host is resolved and checked
+    here, at each send (a name may point elsewhere since it was accepted), and the connection goes
+    to the address checked; TLS still checks the name's certificate. No redirect is followed."""
     try:
-        with urllib.request.urlopen(request, timeout=SEND_TIMEOUT_S) as response:
+        addresses = webhook_addresses(url)
+    except BadChannel as refused:
+        raise SendFailed(f"webhook not delivered: {refused}") from None
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+    headers = {"Host": parts.netloc.rpartition("@")[2], "Content-Type": "application/json", "User-Agent": "pbm",
+               KIND_HEADER: kind, SIGNATURE_HEADER: sign(secret, body)}
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    try:
+        sock = socket.create_connection((addresses[0][1], port), timeout=SEND_TIMEOUT_S)
+        if parts.scheme == "https":
+            sock = tls_context().wrap_socket(sock, server_hostname=parts.hostname)
+        connection = http.client.HTTPConnection(parts.hostname, port, timeout=SEND_TIMEOUT_S)
+        connection.sock = sock  # connected already, to the address checked
+        try:
+            connection.request("POST", target, body=body, headers=headers)
+            response = connection.getresponse()
             response.read(1024)
-    except urllib.error.HTTPError as error:
-        raise SendFailed(f"webhook not delivered: it answered HTTP {error.code}") from None
-    except (OSError, ValueError) as error:
+        finally:
+            connection.close()
+    except (OSError, http.client.HTTPException, ValueError) as error:
         raise SendFailed(f"webhook not delivered: {type(error).__name__}: {scrub(str(error)) or 'no detail'}") from None
+    if not 200 <= response.status < 300:
+        raise SendFailed(f"webhook not delivered: it answered HTTP {response.status}")

@@ -10,7 +10,8 @@ import httpx2 as httpx
 
 from events.store import Store
 from tests.web.conftest import ADMIN, TestClient, bearer, new_game
-from tests.web.test_serve_games import env, start_server, stop  # noqa: F401  (env: a fixture)
+from bench import serving
+from tests.web.test_serve_games import env, start_server  # noqa: F401  (env: a fixture)
 
 SEASONS = {"Sp": "Spring", "Su": "Summer", "Fa": "Fall", "Wi": "Winter"}
 
@@ -106,4 +107,4 @@ def test_a_whole_game_through_pbm_serve_played_mostly_by_orders(env):  # noqa: F
         assert verify(log).ok
         assert all(env_.schema == envelope.SCHEMA_ORIGIN for env_ in log.envelopes if env_.origin == "order")
     finally:
-        stop(process)
+        serving.stop(process)

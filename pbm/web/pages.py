@@ -69,9 +69,11 @@ STATIC_TYPES = {
 STATIC_BYTES = {name: (STATIC / name).read_bytes() for name in STATIC_TYPES}
 # The files' URLs change with their content, so browsers may keep them for a long time.
 STATIC_PATH = "/static/pbm/" + hashlib.sha256(b"".join(STATIC_BYTES.values())).hexdigest()[:12]
+SALT_FORM_CHARS = 1000  # more than a salt may be: core refuses a longer one by its own limit
 NOTICES = {
     "stale": "Someone moved first: your move was not played. Here is the table now.",
     "vacation": "Your vacation has begun: your clock is stopped until it ends.",
+    "salted": "Your salt is in: the cards are dealt once every player's is.",
 }
 EVENTS_POLL_S = 1.0
 EVENTS_STREAM_S = 300  # a stream ends after this long; the browser's EventSource reconnects
@@ -190,6 +192,7 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str]) -> str:
         csrf=csrf_token(server, token),
         deadline=(me.get("clock") or {}).get("deadline"),
         vacation=vacation_of(me, table),
+        salt_wanted=access.seat in table.waiting_for_salts,
         notice=notice,
         refusal=(said.get("refused") or "")[:300] or None,
         refused_move=(said.get("move") or "")[:200] or None,
@@ -322,6 +325,33 @@ async def post_vacation(game_id: str, seat: int, request: Request) -> Response:
 
 def refused_vacation(server: Server, game_id: str, seat: int, reason: str) -> Response:
     return back_to_page(server, game_id, seat, {"refused": reason, "at": "vacation"})
+
+
+@router.post(SEAT_PAGE + "/salt")
+async def post_salt(game_id: str, seat: int, request: Request) -> Response:
+    """The page's salt for the opening deal (Games.give_salt, as POST /api/me/salt): the page's
+    script makes it with crypto.getRandomValues and sends it on the first visit, so the server never
+    sees it before it is sent; without JavaScript the player types one. Redirects back (303)."""
+    server = current(request)
+    try:
+        access, token = cookie_seat(request, game_id, seat, counted=mover_for)
+    except ApiError as failure:
+        if failure.status == 401:
+            return not_a_seat(401, failure.message)
+        return refused_salt(server, game_id, seat, failure.message)
+    _fields, first = await posted_form(request)
+    stopped = form_refusal(server, token, request, first)
+    if stopped is not None:
+        return refused_salt(server, game_id, seat, stopped)
+    try:
+        server.games.give_salt(access.game_id, access.seat, first.get("salt", "")[:SALT_FORM_CHARS])
+    except core.IllegalMove as refusal:
+        return refused_salt(server, game_id, seat, str(refusal))
+    return back_to_page(server, game_id, seat, {"notice": "salted"})
+
+
+def refused_salt(server: Server, game_id: str, seat: int, reason: str) -> Response:
+    return back_to_page(server, game_id, seat, {"refused": reason, "at": "salt"})
 
 
 @router.get(SEAT_PAGE + "/events")

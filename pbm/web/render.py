@@ -45,6 +45,7 @@ def render_page(
     csrf: str,
     deadline: Mapping[str, Any] | None = None,  # pbm.clock_control.deadline_of
     vacation: Mapping[str, Any] | None = None,  # the seat's vacation bank: days left, away until
+    salt_wanted: bool = False,  # the opening deal waits for this seat's salt (core.salts)
     notice: str | None = None,
     refusal: str | None = None,
     refused_move: str | None = None,
@@ -76,6 +77,8 @@ def render_page(
         move_url=base_path + "/move",
         events_url=base_path + "/events",
         vacation_url=base_path + "/vacation",
+        salt_url=base_path + "/salt",
+        salt_wanted=salt_wanted,
         static=static,
         csrf=csrf,
         deadline=deadline,

@@ -453,3 +453,24 @@ def test_the_api_docs_show_offline_and_fetch_nothing_from_another_site(browser, 
     page.screenshot(path=str(ARTIFACTS / "api-docs.png"), full_page=False)
     assert elsewhere == []
     context.close()
+
+
+def test_the_pages_give_their_salts_made_in_the_browser_and_the_cards_are_dealt(browser, site):
+    """A game whose deal waits for its people's salts: each seat's page, opened once with
+    JavaScript on, makes a salt with crypto.getRandomValues and sends it; when the last is in, the
+    cards are dealt and the page shows a hand."""
+    created = new_game(site, "tranquility", [{"name": "Ann"}, {"name": "Bob"}], late_salts=True)
+    context = browser.new_context()
+    try:
+        for seat in created["seats"]:
+            page = context.new_page()
+            page.goto(seat["url"])
+            page.wait_for_load_state()
+            page.locator(".notice").wait_for()  # the salt was sent: the page came back with the notice
+            assert "Your salt is in" in page.locator(".notice").inner_text()
+        view = httpx.get(f"{site}/api/me", headers={"Authorization": f"Bearer {created['seats'][0]['token']}"}, timeout=30).json()["view"]
+        assert view.get("status") != "waiting for salts" and view["hand"]
+        page.reload()
+        assert page.locator("form.salt").count() == 0
+    finally:
+        context.close()

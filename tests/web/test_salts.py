@@ -49,3 +49,35 @@ def test_late_salts_false_deals_at_once(client: TestClient) -> None:
     assert client.get("/api/me", headers=bearer(token)).json()["view"]["to_act"]
     refused = client.post("/api/me/salt", json={"salt": "late"}, headers=bearer(token))
     assert refused.status_code == 422 and "takes no salts" in refused.json()["error"]
+
+
+def test_the_seats_page_asks_for_its_salt_and_takes_it_once(client: TestClient, store: Store) -> None:
+    import re
+
+    from events.commands import Games
+
+    created = new_game(client, late_salts=True, seats=[{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}])
+    game_id = created["game_id"]
+    pages = []
+    for seat in created["seats"]:
+        opened = client.get(f"/play/{seat['token']}", follow_redirects=False)
+        pages.append(opened.headers["location"])
+    first = client.get(pages[0]).text
+    assert 'class="salt"' in first and 'name="salt"' in first
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', first).group(1)
+    given = client.post(pages[0] + "/salt", data={"salt": "ann's own words", "csrf": csrf}, follow_redirects=False)
+    assert given.status_code == 303 and "salt" not in given.headers["location"].split("?")[0].rsplit("/", 1)[1]
+    assert "Your salt is in" in client.get(given.headers["location"]).text
+    assert 'name="salt"' not in client.get(pages[0]).text  # asked once: the form is gone
+    again = client.post(pages[0] + "/salt", data={"salt": "again", "csrf": csrf}, follow_redirects=False)
+    assert "No salt given:" in client.get(again.headers["location"]).text
+    assert Games(store).table(game_id).waiting_for_salts == (1, 2)  # the second salt changed nothing
+    # A form from another site is refused like any of the page's forms.
+    forged = client.post(pages[1] + "/salt", data={"salt": "x", "csrf": "0" * 64}, follow_redirects=False)
+    assert "No salt given:" in client.get(forged.headers["location"]).text and Games(store).table(game_id).waiting_for_salts == (1, 2)
+    for page in pages[1:]:
+        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', client.get(page).text).group(1)
+        assert client.post(page + "/salt", data={"salt": "a salt", "csrf": csrf}, follow_redirects=False).status_code == 303
+    table = Games(store).table(game_id)
+    assert table.waiting_for_salts == () and table.to_act
+    assert 'name="salt"' not in client.get(pages[2]).text

@@ -111,5 +111,13 @@
       redraw();
     }
   });
+  // The deal waits for this seat's salt: made here, where the server cannot see it before it is
+  // sent, and sent once (the server refuses a second one).
+  const salt = document.querySelector("form.salt input[name=salt]");
+  if (salt && !salt.value && !document.querySelector("form.salt .refusal, section.salt .refusal")) {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    salt.value = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    salt.form.requestSubmit();
+  }
   listen();
 })();

@@ -36,12 +36,15 @@ A game's conditions module provides (the last four are optional):
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from core.contract import Game, IllegalMove
+
+if TYPE_CHECKING:
+    from core.table import Table
 
 MAX_ORDERS = 20
 MAX_CHAIN = 20
@@ -310,3 +313,56 @@ def chain_broken(chain: Sequence[tuple[int, str]], since: Sequence[tuple[int, st
         if (seat, wanted) != (played_by, played):
             return f"it waited for seat {seat} to {wanted}, and seat {played_by} played {played}"
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# What the shell plays next without asking: a forced move, else an order that fires. The engine
+# (events.commands.Games._follow_up) and the benchmark (bench/waits.py) both ask these, so the
+# figures measure the engine's own rule.
+
+
+def forced_move(table: Table) -> tuple[int, str] | None:
+    """(seat, move) if a person's seat the game waits on has exactly one legal move; else None.
+    A bot's seat is its bot's to play (its job is queued as for any other move)."""
+    if table.outcome is not None:
+        return None
+    for seat in table.to_act:
+        if seat in table.bots:
+            continue
+        legal = table.legal_moves(seat)
+        if len(legal) == 1:
+            return seat, legal[0]
+    return None
+
+
+@attrs.frozen
+class Firing:
+    seat: int
+    move: str  # the move it plays (its template resolved)
+    order: Order
+
+
+# (seat, seq) -> (seq, seat, move) of the moves seats other than `seat` played from `seq` on, as the
+# log records them: the chains' input, read only when a seat holds a chained order.
+PlayedSince = Callable[[int, int], Sequence[tuple[int, int, str]]]
+
+
+def order_to_fire(table: Table, held: Mapping[int, Sequence[Order]], played_since: PlayedSince) -> tuple[Firing | None, dict[int, tuple[tuple[Order, str], ...]]]:
+    """The first order that fires now among the person's seats the game waits on (a bot's seat
+    keeps its orders until it is handed back), in the order of `table.to_act`, and per seat
+    reviewed on the way the orders that can never fire again (for the caller to drop, each with
+    a note for its seat). `held`: seat -> its orders, in its order. Pure."""
+    dropped: dict[int, tuple[tuple[Order, str], ...]] = {}
+    if table.outcome is not None:
+        return None, dropped
+    for seat in table.to_act:
+        orders = held.get(seat)
+        if seat in table.bots or not orders:
+            continue
+        chained = [order.left_at for order in orders if order.after]
+        played = played_since(seat, min(chained)) if chained else ()
+        looked = review(table.game, orders, table.view(seat), played)
+        dropped[seat] = looked.dropped
+        if looked.fire is not None:
+            return Firing(seat, looked.move, looked.fire), dropped
+    return None, dropped

@@ -20,6 +20,7 @@ import attrs
 
 import core
 from core.bounds import check_command_id
+from core.orders import forced_move, order_to_fire
 from core.table import Table, bots_after
 from events import envelope, index, keys, server, snapshots
 from events.codec import DecodeError
@@ -97,20 +98,6 @@ def forced_command_id(seq: int, seat: int) -> str:
     """The command id of the move the shell plays for a seat whose only legal move it is: two
     processes that both find it play it once."""
     return f"forced:{seq}:{seat}"
-
-
-def forced_move(table: Table) -> tuple[int, str] | None:
-    """(seat, move) if a person's seat the game waits on has exactly one legal move; else None.
-    A bot's seat is its bot's to play (its job is queued as for any other move)."""
-    if table.outcome is not None:
-        return None
-    for seat in table.to_act:
-        if seat in table.bots:
-            continue
-        legal = table.legal_moves(seat)
-        if len(legal) == 1:
-            return seat, legal[0]
-    return None
 
 
 def order_command_id(order_id: str, seq: int) -> str:
@@ -453,10 +440,9 @@ class Games:
         self._dispatch(game_id, table, reach)
 
     def _order_to_fire(self, game_id: str, table: Table) -> tuple[int, str, str] | None:
-        """(seat, move, order id) of the first standing order that fires now, for the person's
-        seats the game waits on (a bot's seat keeps its orders until it is handed back); the orders
-        that can never fire again are dropped on the way, each with a note for its seat."""
-        from core.orders import review
+        """(seat, move, order id) of the first standing order that fires now (core.orders.order_to_fire
+        says which, from the orders stored and the log); the orders that can never fire again are
+        dropped on the way, each with a note for its seat."""
         from events.orders import Orders
 
         if table.outcome is not None:
@@ -464,16 +450,15 @@ class Games:
         seats = [seat for seat in table.to_act if seat not in table.bots]
         store = Orders(self.store)
         held = {seat: orders for seat, orders in store.read_seats(game_id, seats).items() if orders}
-        for seat, orders in held.items():
-            chained = [order.left_at for order in orders if order.after]
-            played = []
-            if chained:  # other seats' moves since the earliest chained order was left, as everyone sees them
-                played = [(env.seq, env.actor, env.command) for env in self.store.read(game_id, min(chained)) if env.command is not None and env.actor is not None and env.actor != seat]
-            looked = review(table.game, orders, table.view(seat), played)
-            store.drop(game_id, seat, looked.dropped, table.seq)
-            if looked.fire is not None:
-                return seat, looked.move, looked.fire.id
-        return None
+
+        def played_since(seat: int, seq: int) -> list[tuple[int, int, str]]:
+            # other seats' moves since then, as everyone sees them (the game's `public` form, in review)
+            return [(env.seq, env.actor, env.command) for env in self.store.read(game_id, seq) if env.command is not None and env.actor is not None and env.actor != seat]
+
+        fired, dropped = order_to_fire(table, held, played_since)
+        for seat, gone in dropped.items():
+            store.drop(game_id, seat, gone, table.seq)
+        return None if fired is None else (fired.seat, fired.move, fired.order.id)
 
     def _append(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None, origin=None, consume=None) -> tuple[Submitted, Appended]:
         """One command's append, as `_write` describes it, without what follows it."""

@@ -24,6 +24,7 @@ from replays.audit import audit as audit_report
 from replays.diff import first_divergence
 from replays.log import BadLog, Log, from_store
 from replays.log import plain as plain_state
+from replays.steps import command_shown
 from replays.verify import verify as verify_log
 
 STEP_KEYS = "n: next  p: previous  g: first  G: last  q: quit"
@@ -176,15 +177,13 @@ def keys_from(script: str | None):
 
 def show_step(log: Log, seq: int, seat: int | None, public: bool, as_json: bool = False) -> None:
     env = log.envelopes[seq]
-    # A move's text as typed may name cards its seat hid (Tranquility's discards): shown to the
-    # whole state's reader and to that seat, never to another seat or the public.
-    shown = env.command is not None and ((seat is None and not public) or env.actor == seat)
+    shown = None if public else command_shown(log, seq, seat)  # the public reads no move's text
     output = table_output(log, seq, seat, public)
     if as_json:
-        command = {"seat": env.actor, "move": env.command} if shown else None
+        command = {"seat": env.actor, "move": shown} if shown is not None else None
         return click.echo(json.dumps({"seq": seq, "last_seq": log.last_seq, "event": log.narrate(seq, seat), "command": command, "output": output}))
     rule(f"seq {seq} of {log.last_seq}")
-    say(log.narrate(seq, seat) + (f"  (seat {env.actor}: {env.command})" if shown else ""))
+    say(log.narrate(seq, seat) + (f"  (seat {env.actor}: {shown})" if shown is not None else ""))
     render(log, output)
 
 

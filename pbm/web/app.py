@@ -19,7 +19,7 @@ from events import server as redis_server
 from events.commands import Games
 from events.seats import Seats
 from events.store import Store
-from pbm.web import api, docs, errors, joining, operator, orders_api, pages, people, settings
+from pbm.web import api, docs, errors, joining, operator, orders_api, pages, people, review, settings
 from pbm.web.context import Server
 from pbm.web.limits import Allowance, Doors, Limits, answer
 
@@ -65,6 +65,7 @@ def create_app(
     app.include_router(operator.router)
     app.include_router(operator.spectators)
     app.include_router(pages.router)
+    app.include_router(review.router)
     app.include_router(docs.router)
     app.include_router(people.pages)
     app.include_router(joining.router)

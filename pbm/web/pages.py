@@ -24,7 +24,7 @@ import hashlib
 import hmac
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -64,6 +64,7 @@ SECURITY_HEADERS = {
 STATIC_TYPES = {
     "page.css": "text/css; charset=utf-8",
     "page.js": "text/javascript; charset=utf-8",
+    "review.js": "text/javascript; charset=utf-8",
     "icon.svg": "image/svg+xml",
 }
 STATIC_BYTES = {name: (STATIC / name).read_bytes() for name in STATIC_TYPES}
@@ -99,8 +100,11 @@ NO_COOKIE = "this page opens from your seat's link: open the link in your invita
 SEAT_PAGE = "/play/g/{game_id}/{seat}"  # seat_cookie.seat_path
 
 
-def not_a_seat(status: int = 401, message: str = NOT_A_SEAT, headers: dict[str, str] | None = None) -> Response:
-    html = environment.get_template("refused.html").render(message=message, static=STATIC_PATH)
+def not_a_seat(
+    status: int = 401, message: str = NOT_A_SEAT, headers: dict[str, str] | None = None, heading: str = "This link does not open a seat"
+) -> Response:
+    """A page of one line saying why: a link or a cookie that opens no seat, or (`heading`) a request refused."""
+    html = environment.get_template("refused.html").render(heading=heading, message=message, static=STATIC_PATH)
     return secured(HTMLResponse(html, status_code=status, headers=headers))
 
 
@@ -127,12 +131,18 @@ async def rules(game: str) -> Response:
 async def link(token: str, request: Request) -> Response:
     """A seat's link, as its mails and its invitation carry it: the token goes into the seat's
     cookie, and the browser on to the seat's page, whose URL holds no token."""
+    return opened_link(token, request, seat_cookie.seat_path)
+
+
+def opened_link(token: str, request: Request, path_of: Callable[[str, int], str]) -> Response:
+    """A seat's link opened: its token into the seat's cookies, and a 303 on to path_of(game,
+    seat), the seat's page or its replay."""
     server = current(request)
     try:
         access = seat_for(server, token)
     except ApiError as failure:
         return not_a_seat(failure.status, failure.message, failure.headers)
-    response = RedirectResponse(seat_cookie.seat_path(access.game_id, access.seat), status_code=303)
+    response = RedirectResponse(path_of(access.game_id, access.seat), status_code=303)
     seat_cookie.give(response, request, access.game_id, access.seat, token, server.public_url)
     return secured(response)
 
@@ -197,6 +207,7 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str]) -> str:
         refusal=(said.get("refused") or "")[:300] or None,
         refused_move=(said.get("move") or "")[:200] or None,
         refused_at=(said.get("at") or "")[:40] or None,
+        review_url=seat_cookie.review_path(game_id, access.seat),
     )
 
 

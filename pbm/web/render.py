@@ -1,5 +1,6 @@
-"""The seat's page as HTML: one Jinja2 template per game over base.html, fed by pictures.py. It
-renders what it is given and nothing else: no request, no Redis, no token beyond the page's own.
+"""The seat's page and its replay as HTML: one Jinja2 template per game, over base.html (the page)
+or review.html (the replay), fed by pictures.py: one drawing of the table for both. It renders
+what it is given and nothing else: no request, no Redis, no token beyond the page's own.
 """
 
 from __future__ import annotations
@@ -50,28 +51,20 @@ def render_page(
     refusal: str | None = None,
     refused_move: str | None = None,
     refused_at: str | None = None,
+    review_url: str | None = None,  # the seat's replay page, linked from the story
 ) -> str:
     """The page of `view`'s seat. `base_path` is the page's own path (/play/g/<game>/<seat>): its forms
     post to base_path + "/move" and its live updates come from base_path + "/events". A refusal is
     drawn in the form that sent it: the composing form whose id is `refused_at`, else the button of
     `refused_move`, else below the moves (or at the top, when the seat has none now); a refused
     vacation (`refused_at` "vacation") in the vacation form."""
-    seat = view["seat"]
-    name = Names(tuple(names), viewer=seat, bots=frozenset(bots))
-    return environment.get_template(f"{view['game']}.html").render(
-        view=view,
-        p=picture(view, options),
-        title=core.GAMES[view["game"]].title,
+    return drawn(
+        "base.html",
+        view,
+        options,
+        names,
+        bots,
         game_id=game_id,
-        seat=seat,
-        my_turn=seat in view["to_act"],
-        names=list(names),
-        name=name,
-        result=None if view["outcome"] is None else {
-            "headline": result.headline(view["game"], view["outcome"], view.get("loss") and name.text(view["loss"]), name=name),
-            "places": result.ranked(view["game"], view["outcome"]),
-            "cooperative": result.is_cooperative(view["game"]),
-        },
         report=report,
         story=story,
         move_url=base_path + "/move",
@@ -88,4 +81,41 @@ def render_page(
         refused_move=refused_move,
         refused_at=refused_at,
         placed=jinja2.utils.Namespace(refusal=False),  # set by the macro that draws the refusal
+        review_url=review_url,
+    )
+
+
+def render_review(
+    view: Mapping[str, Any],
+    *,
+    options: Mapping[str, Any],
+    names: Sequence[str | None],
+    bots: Sequence[int] = (),
+    **step: Any,  # the step, its ways out and the story: see review.html
+) -> str:
+    """A seat's replay page at one step: the table drawn from `view` (the view at that step, as
+    the page draws it, without the controls of any move: a replay plays nothing)."""
+    return drawn("review.html", {**view, "legal_moves": []}, options, names, bots, **step)
+
+
+def drawn(layout: str, view: Mapping[str, Any], options: Mapping[str, Any], names: Sequence[str | None], bots: Sequence[int] = (), **context: Any) -> str:
+    """`view`'s game template over `layout`, with the picture of the view, the seats as the
+    reader names them, and the result once the game is over."""
+    seat = view["seat"]
+    name = Names(tuple(names), viewer=seat, bots=frozenset(bots))
+    return environment.get_template(f"{view['game']}.html").render(
+        layout=layout,
+        view=view,
+        p=picture(view, options),
+        title=core.GAMES[view["game"]].title,
+        seat=seat,
+        my_turn=seat in view["to_act"],
+        names=list(names),
+        name=name,
+        result=None if view["outcome"] is None else {
+            "headline": result.headline(view["game"], view["outcome"], view.get("loss") and name.text(view["loss"]), name=name),
+            "places": result.ranked(view["game"], view["outcome"]),
+            "cooperative": result.is_cooperative(view["game"]),
+        },
+        **context,
     )

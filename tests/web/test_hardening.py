@@ -156,7 +156,7 @@ def test_one_browser_holds_seats_of_several_games_each_on_its_own_page(client: T
         for seat in created["seats"]:
             page = client.get(f"/play/g/{created['game_id']}/{seat['seat']}")
             assert page.status_code == 200 and f"you are {seat['name']} (seat {seat['seat']})" in page.text
-    assert len(client.cookies.jar) == 5  # one per seat, each sent to its own pages only
+    assert len(client.cookies.jar) == 10  # two per seat (its page, its replay), each sent to its own pages only
 
 
 def test_a_form_from_another_site_plays_nothing(client: TestClient, store: Store):

@@ -1,0 +1,152 @@
+"""A seat's replay page: `GET /review/g/{game}/{seat}?seq=N`, the game step by step (one event a
+step) as that seat saw it, read by the seat's cookie as its page is (`GET /review/{token}` is a
+link that sets the cookie and redirects, through the page's own code), and, once the game is
+over, its replay file by the same cookie (`.../export`). It reads the log and writes nothing.
+
+What a step shows comes from replays.log and replays.steps for one reader, never anything wider:
+while the game runs, the reader is the seat itself (its own view at that step, its own lines);
+only once the game is over (the seed revealed, every card may be told) may it ask for another
+seat's view (`?as=N`) and see the whole state. The table is drawn by the seat's page's own
+templates and pictures (pbm/web/render.py), without the controls of any move.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+
+from pbm import turn_report
+from pbm.view_text import state_lines
+from pbm.web import replay_file, seat_cookie
+from pbm.web.auth import SeatAccess
+from pbm.web.errors import ApiError
+from pbm.web.pages import STATIC_PATH, cookie_seat, not_a_seat, opened_link, secured
+from pbm.web.render import render_review
+from replays.log import Log, from_store, plain
+from replays.steps import ROUND_FIELD, Walk, changes, command_shown, view_at
+
+router = APIRouter(include_in_schema=False)
+
+REVIEW_PAGE = "/review/g/{game_id}/{seat}"  # seat_cookie.review_path
+ROUND_WORD = {"holly-oak": "round", "holidays": "hand", "holiday-board": "day"}
+KEYS = {"first": "Home", "prev": "ArrowLeft", "next": "ArrowRight", "last": "End"}  # review.js's
+
+
+class BadStep(ValueError):
+    """A request for a step that cannot be shown; the text is one line, with its status."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@router.get("/review/{token}", response_class=HTMLResponse)
+async def link(token: str, request: Request) -> Response:
+    """A seat's link to its replay: as /play/{token}, on to the replay page."""
+    return opened_link(token, request, seat_cookie.review_path)
+
+
+@router.get(REVIEW_PAGE, response_class=HTMLResponse)
+def review(game_id: str, seat: int, request: Request) -> Response:
+    # A plain function: FastAPI runs it in its thread pool, so folding a long log holds no other request.
+    try:
+        access, _token = cookie_seat(request, game_id, seat)
+    except ApiError as failure:
+        return not_a_seat(failure.status, failure.message, failure.headers)
+    log = from_store(access.server.games.store, game_id)
+    try:
+        step, as_seat = asked(log, seat, request.query_params)
+    except BadStep as refused:
+        return not_a_seat(refused.status, str(refused), heading="This step cannot be shown")
+    return secured(HTMLResponse(review_html(access, log, step, as_seat)))
+
+
+@router.get(REVIEW_PAGE + "/export")
+def export(game_id: str, seat: int, request: Request) -> Response:
+    """The game's replay file, as GET /api/me/export answers it (by the cookie here, for a link)."""
+    try:
+        access, _token = cookie_seat(request, game_id, seat)
+        return secured(replay_file.for_a_seat(access.server.games, game_id))
+    except ApiError as failure:
+        return not_a_seat(failure.status, failure.message, failure.headers, heading="No replay file here")
+
+
+def is_over(log: Log) -> bool:
+    return log.table().outcome is not None
+
+
+def asked(log: Log, seat: int, query: Mapping[str, str]) -> tuple[int, int | None]:
+    """The step (`seq`, default the last) and whose view (`as`, None: the seat's own) a query asks
+    for; BadStep for anything else. Another seat's view is refused while the game runs."""
+    step = number(query.get("seq"), "seq", log.last_seq, default=log.last_seq)
+    players = log.started.players
+    as_seat = number(query.get("as"), "as", players - 1, default=None)
+    if as_seat is not None and as_seat != seat and not is_over(log):
+        raise BadStep("another seat's view is shown only once the game is over: its hand is still hidden from you", 403)
+    return step, as_seat
+
+
+def number(text: str | None, name: str, top: int, default: int | None) -> int | None:
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:
+        raise BadStep(f"{name} must be a whole number from 0 to {top}, not {text[:20]!r}")
+    if int(text) > top:
+        raise BadStep(f"no {name} {int(text)}: this game has {name} 0 to {top}")
+    return int(text)
+
+
+def review_html(access: SeatAccess, log: Log, step: int, as_seat: int | None) -> str:
+    server, game_id = access.server, access.game_id
+    reader = access.seat if as_seat is None else as_seat
+    over = is_over(log)
+    here = seat_cookie.review_path(game_id, access.seat)
+
+    def url(seq: int, whose: int | None = as_seat) -> str:
+        return f"{here}?seq={seq}" + ("" if whose is None else f"&as={whose}")
+
+    view = view_at(log, step, reader)
+    targets = Walk(log, reader).targets(step)
+    round_word = ROUND_WORD.get(log.game.slug, "round")
+    ways = [
+        ("first", "First", KEYS["first"]),
+        ("prev", "Previous", KEYS["prev"]),
+        ("next", "Next", KEYS["next"]),
+        ("last", "Last", KEYS["last"]),
+        ("prev_mine", "My previous move", None),
+        ("next_mine", "My next move", None),
+        ("prev_skipping", "Previous, skipping passes and forced moves", None),
+        ("next_skipping", "Next, skipping passes and forced moves", None),
+    ]
+    if log.game.slug in ROUND_FIELD:
+        ways += [("prev_round", f"Previous {round_word}", None), ("next_round", f"Next {round_word}", None)]
+    story = [dict(entry, url=url(int(entry["seq"]))) for entry in turn_report.story(log.table(), reader)]
+    names = [server.seats.contact(game_id, s).get("name") for s in range(log.started.players)]
+    step_state = plain(log.table(step).state) if over else None
+    return render_review(
+        view,
+        options=dict(log.started.options),
+        names=names,
+        game_id=game_id,
+        static=STATIC_PATH,
+        step=step,
+        last=log.last_seq,
+        over=over,
+        as_seat=as_seat,
+        ways=ways,
+        urls={name: None if seq is None else url(seq) for name, seq in targets.items()},
+        review_url=here,
+        line=log.narrate(step, reader),
+        command=command_shown(log, step, reader),
+        changes=changes(view_at(log, step - 1, reader) if step else None, view),
+        view_json=json.dumps(view, indent=1, sort_keys=True),
+        story=story,
+        seats_shown=[(s, url(step, s)) for s in range(log.started.players)] if over else [],
+        state_lines=state_lines(game_id, log.game.slug, step, step_state) if step_state is not None else None,
+        page_url=seat_cookie.seat_path(game_id, access.seat),
+        export_url=here + "/export" if over else None,
+    )
+

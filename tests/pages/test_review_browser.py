@@ -1,0 +1,157 @@
+"""The replay page in a real headless Chromium against a real `pbm serve`: for a finished game of
+each of the four games, a seat opens its page by its link, follows the page's link to its replay
+and steps from the end to the start and back (last, first, next, previous, the arrow keys, a
+jump); every step shown is the seat's view at that seq as replays.log folds it (and, for the
+jump, as `pbm replay step` prints it), redrawn in place. Without JavaScript the same links work
+as plain links. Skipped as test_browser.py is when chromium or playwright is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from random import Random
+
+import httpx2 as httpx
+import pytest
+
+from bench import serving
+from bench.random_moves import random_moves
+from events.commands import Games
+from events.store import Store
+from replays.log import Log, from_store
+from tests.pages.conftest import ARTIFACTS
+from tests.pages.test_browser import ADMIN, CHROMIUM, need_browser
+
+SEATS = {"holly-oak": 3, "holidays": 3, "holiday-board": 3, "tranquility": 2}
+STEP_MS = 10_000
+
+
+@pytest.fixture(scope="module")
+def browser():
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def site(redis_client, redis_home, tmp_path_factory) -> Iterator[tuple[str, dict[str, str]]]:
+    """A real `pbm serve`, its limits loose enough for a test that plays whole games by the API."""
+    need_browser()
+    env = {**os.environ, "PBM_HOME": str(redis_home), "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1",
+           "PBM_MOVES_PER_10S": "100000", "PBM_READS_PER_10S": "100000"}
+    if os.environ.get("REDIS_URL"):
+        env["REDIS_URL"] = os.environ["REDIS_URL"]
+    log = tmp_path_factory.mktemp("review-site") / "serve.log"
+    with log.open("w") as out:
+        server, url = serving.start(env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        yield url, env
+    finally:
+        serving.stop(server)
+        assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+
+
+def finished_game(url: str, store: Store, slug: str, seed: int) -> tuple[dict, Log]:
+    """A game played to its end by seeded random moves sent to the server's API; its log."""
+    body = {"game": slug, "players": SEATS[slug], "seats": [{"name": f"p{s}"} for s in range(SEATS[slug])], "late_salts": False, "seed": seed}
+    created = httpx.post(f"{url}/api/games", json=body, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=30).json()
+    tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
+    games = Games(store)
+    with httpx.Client(base_url=url, timeout=30) as client:
+        for table, seat, move in random_moves(lambda: games.table(created["game_id"]), Random(seed)):
+            answer = client.post("/api/me/moves", json={"move": move, "expected_seq": table.seq}, headers={"Authorization": f"Bearer {tokens[seat]}"})
+            assert answer.status_code == 200, answer.text
+    log = from_store(store, created["game_id"])
+    assert log.table().outcome is not None
+    return created, log
+
+
+def shown(page) -> int:
+    return int(page.locator("#live").get_attribute("data-step"))
+
+
+def check_step(page, log: Log, seat: int, seq: int) -> None:
+    """The page shows step `seq` as `seat` saw it: replays.log's view and line at that seq."""
+    page.wait_for_function("s => document.getElementById('live').dataset.step === s", arg=str(seq), timeout=STEP_MS)
+    assert json.loads(page.locator("#view-json").text_content()) == json.loads(json.dumps(log.table(seq).view(seat)))
+    assert page.locator(".this-step mark").inner_text() == log.narrate(seq, seat)
+    assert page.locator(".history li.now").get_attribute("value") == str(seq)
+    assert page.url.endswith(f"?seq={seq}") or (seq == log.last_seq and "?" not in page.url)
+
+
+def cli_step(env: dict[str, str], game_id: str, seat: int, seq: int) -> dict:
+    """`pbm replay step GAME --at SEQ --as SEAT --json`'s first position."""
+    done = subprocess.run([sys.executable, "-m", "pbm", "replay", "step", game_id, "--at", str(seq), "--as", str(seat), "--script", "q", "--json"],
+                          env=env, capture_output=True, text=True, timeout=60, check=True)
+    return json.loads(done.stdout.splitlines()[0])
+
+
+@pytest.mark.parametrize(("slug", "seed"), [("holly-oak", 3), ("holidays", 4), ("holiday-board", 5), ("tranquility", 6)])
+def test_a_seat_steps_through_a_finished_game_from_end_to_start(browser, site, store, slug, seed):
+    url, env = site
+    created, log = finished_game(url, store, slug, seed)
+    seat = 1
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    try:
+        page.goto(next(s["url"] for s in created["seats"] if s["seat"] == seat))  # the seat's page
+        page.get_by_role("link", name="Step through the game, event by event").click()
+        page.wait_for_load_state()
+        check_step(page, log, seat, log.last_seq)  # the replay opens at the end
+        assert page.get_by_role("link", name="Download the replay file").count() == 1  # the game is over
+        page.evaluate("window.loadedOnce = true")
+        last = log.last_seq
+        page.locator("a[data-way=prev]").click()
+        check_step(page, log, seat, last - 1)
+        page.keyboard.press("ArrowLeft")
+        check_step(page, log, seat, last - 2)
+        page.locator("a[data-way=first]").click()
+        check_step(page, log, seat, 0)
+        page.locator("a[data-way=next]").click()
+        check_step(page, log, seat, 1)
+        page.keyboard.press("ArrowRight")
+        check_step(page, log, seat, 2)
+        middle = last // 2
+        page.locator("form.jump input[name=seq]").fill(str(middle))
+        page.locator("form.jump button").click()
+        check_step(page, log, seat, middle)
+        assert json.loads(page.locator("#view-json").text_content()) == cli_step(env, created["game_id"], seat, middle)["output"]
+        page.keyboard.press("End")
+        check_step(page, log, seat, last)
+        page.go_back()  # the address bar kept each step: back is the step before
+        check_step(page, log, seat, middle)
+        assert page.evaluate("window.loadedOnce") is True  # every step drawn in place, no reload
+        page.screenshot(path=str(ARTIFACTS / f"review-{slug}.png"), full_page=True)
+        assert errors == []
+    except Exception:
+        page.screenshot(path=str(ARTIFACTS / f"review-{slug}-failed.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+
+
+def test_without_javascript_the_steps_are_plain_links(browser, site, store):
+    url, _env = site
+    created, log = finished_game(url, store, "tranquility", 9)
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(url + "/review/" + created["seats"][0]["token"])
+    assert "/review/g/" in page.url and created["seats"][0]["token"] not in page.url
+    check_step(page, log, 0, log.last_seq)
+    page.locator("a[data-way=first]").click()
+    check_step(page, log, 0, 0)
+    page.locator("a[data-way=next]").click()
+    check_step(page, log, 0, 1)
+    page.goto(page.url.split("?")[0] + "?seq=nope")
+    assert page.locator("p.refusal").inner_text().startswith("seq must be a whole number")
+    context.close()

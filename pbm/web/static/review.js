@@ -7,6 +7,13 @@
   const live = () => document.getElementById("live");
   const KEYS = { ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last" };
 
+  // The story's list scrolls by itself (not the page) to the step's line.
+  function showLine() {
+    const list = live().querySelector(".history ol.lines");
+    const now = list && list.querySelector("li.now");
+    if (now) list.scrollTop = now.offsetTop - list.offsetTop - list.clientHeight / 2;
+  }
+
   async function go(url, push) {
     let answer = null;
     try {
@@ -24,6 +31,7 @@
     for (const name of open) next.querySelectorAll("details." + name).forEach((d) => (d.open = true));
     document.title = fresh.title;
     if (push) history.pushState(null, "", url);
+    showLine();
   }
 
   document.addEventListener("click", (event) => {
@@ -52,4 +60,5 @@
   });
 
   window.addEventListener("popstate", () => go(location.href, false));
+  showLine();
 })();

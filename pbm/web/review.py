@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from pbm import turn_report
+from pbm import seating, turn_report
 from pbm.view_text import state_lines
 from pbm.web import replay_file, seat_cookie
 from pbm.web.auth import SeatAccess
@@ -123,13 +123,15 @@ def review_html(access: SeatAccess, log: Log, step: int, as_seat: int | None) ->
     ]
     if log.game.slug in ROUND_FIELD:
         ways += [("prev_round", f"Previous {round_word}", None), ("next_round", f"Next {round_word}", None)]
-    story = [dict(entry, url=url(int(entry["seq"]))) for entry in turn_report.story(log.table(), reader)]
-    names = [server.seats.contact(game_id, s).get("name") for s in range(log.started.players)]
+    naming = seating.names(server.seats, game_id, log.table(), reader)  # the reader's names for the seats
+    story = [dict(entry, url=url(int(entry["seq"]))) for entry in turn_report.story(log.table(), reader, naming)]
+    names = list(naming.names)
     step_state = plain(log.table(step).state) if over else None
     return render_review(
         view,
         options=dict(log.started.options),
         names=names,
+        bots=sorted(log.table().bots),
         game_id=game_id,
         static=STATIC_PATH,
         step=step,
@@ -139,7 +141,7 @@ def review_html(access: SeatAccess, log: Log, step: int, as_seat: int | None) ->
         ways=ways,
         urls={name: None if seq is None else url(seq) for name, seq in targets.items()},
         review_url=here,
-        line=log.narrate(step, reader),
+        line=naming.text(log.narrate(step, reader)),
         command=command_shown(log, step, reader),
         changes=changes(view_at(log, step - 1, reader) if step else None, view),
         view_json=json.dumps(view, indent=1, sort_keys=True),

@@ -22,6 +22,7 @@ from bench import serving
 from bench.random_moves import random_moves
 from events.commands import Games
 from events.store import Store
+from pbm.names import Names
 from replays.log import Log, from_store
 from tests.pages.conftest import ARTIFACTS
 from tests.pages.test_browser import ADMIN, CHROMIUM, need_browser
@@ -59,6 +60,9 @@ def site(redis_client, redis_home, tmp_path_factory) -> Iterator[tuple[str, dict
         assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
 
 
+NAMES: dict[str, tuple[str, ...]] = {}  # game id -> its seats' names, as the test made them
+
+
 def finished_game(url: str, store: Store, slug: str, seed: int) -> tuple[dict, Log]:
     """A game played to its end by seeded random moves sent to the server's API; its log."""
     body = {"game": slug, "players": SEATS[slug], "seats": [{"name": f"p{s}"} for s in range(SEATS[slug])], "late_salts": False, "seed": seed}
@@ -71,6 +75,7 @@ def finished_game(url: str, store: Store, slug: str, seed: int) -> tuple[dict, L
             assert answer.status_code == 200, answer.text
     log = from_store(store, created["game_id"])
     assert log.table().outcome is not None
+    NAMES[log.game_id] = tuple(seat["name"] for seat in created["seats"])
     return created, log
 
 
@@ -82,7 +87,8 @@ def check_step(page, log: Log, seat: int, seq: int) -> None:
     """The page shows step `seq` as `seat` saw it: replays.log's view and line at that seq."""
     page.wait_for_function("s => document.getElementById('live').dataset.step === s", arg=str(seq), timeout=STEP_MS)
     assert json.loads(page.locator("#view-json").text_content()) == json.loads(json.dumps(log.table(seq).view(seat)))
-    assert page.locator(".this-step mark").inner_text() == log.narrate(seq, seat)
+    name = Names(NAMES[log.game_id], viewer=seat, bots=frozenset(log.table().bots))  # how the seat reads the seats
+    assert page.locator(".this-step mark").inner_text() == name.text(log.narrate(seq, seat))
     assert page.locator(".history li.now").get_attribute("value") == str(seq)
     assert page.url.endswith(f"?seq={seq}") or (seq == log.last_seq and "?" not in page.url)
 

@@ -16,6 +16,7 @@ import pytest
 import core
 from bench.random_moves import random_moves
 from events.commands import Games
+from pbm import seating
 from pbm.web import create_app
 from replays.log import Log, from_store
 from tests.web.conftest import ADMIN, LOOSE, TestClient, bearer, new_game
@@ -68,11 +69,12 @@ def test_the_link_sets_the_cookie_and_each_step_is_the_logs_view_for_the_seat(lo
     log = play(loose, created, moves=12)
     here = opened(loose, created, seat=1)
     assert here == f"/review/g/{created['game_id']}/1"
+    name = seating.names(loose.app.state.pbm.seats, created["game_id"], log.table(), 1)  # seat 1 reads names
     for seq in range(log.last_seq + 1):
         page = loose.get(f"{here}?seq={seq}")
         assert page.status_code == 200
         assert shown_view(page.text) == json.loads(json.dumps(log.table(seq).view(1)))
-        assert shown_line(page.text) == log.narrate(seq, 1)
+        assert shown_line(page.text) == name.text(log.narrate(seq, 1))
         assert f'data-step="{seq}"' in page.text
         assert re.search(rf'<li value="{seq}" class="now" aria-current="step">', page.text)
     last = loose.get(here)  # no seq: the last step

@@ -1,6 +1,6 @@
 """`pbm delete` and `pbm archive`: games removed from Redis on purpose (an archive first writes the
 game's replay file, which `pbm replay import` brings back). The only commands that remove a log;
-they go through events.store.Store.delete.
+they go through pbm.deleting, as the web console does.
 """
 
 from __future__ import annotations
@@ -10,24 +10,10 @@ from pathlib import Path
 import click
 
 import core
-from events.commands import UnknownGame, UnreadableGame
+from pbm import deleting
 from pbm.cli import PathParam, emit_json, open_games, say
-from pbm.view_text import seats_text
 
 FORCE = click.option("--force", is_flag=True, help="Also a game still running.")
-
-
-def check_deletable(games_, game_id: str, force: bool, verb: str = "deletes") -> None:
-    """A running game is someone's: deleting (or archiving, `verb`) it takes --force, and the
-    refusal names that flag for the command given. A broken one may go without."""
-    if games_.store.info(game_id) is None:
-        raise UnknownGame(game_id)
-    try:
-        table = games_.table(game_id)
-    except UnreadableGame:
-        return
-    if table.outcome is None and not force:
-        raise core.SetupError(f"game {game_id} is still running (waiting for {seats_text(list(table.to_act))}): --force {verb} it anyway")
 
 
 @click.command()
@@ -36,13 +22,10 @@ def check_deletable(games_, game_id: str, force: bool, verb: str = "deletes") ->
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def delete(game_ids: tuple[str, ...], force: bool, as_json: bool) -> None:
     """Delete games from the log for good (a running one only with --force); see also pbm archive."""
-    games_ = open_games()
-    for game_id in game_ids:  # every one checked before any is deleted: all or nothing
-        check_deletable(games_, game_id, force)
-    deleted = [games_.store.delete(game_id) for game_id in game_ids]
+    deleted = deleting.delete(open_games(), game_ids, force)  # all or nothing
     if as_json:
-        return emit_json([{"game_id": info.game_id, "game": info.slug, "events": info.length} for info in deleted if info])
-    say(*(f"deleted {info.game_id} ({info.slug}, {info.length} events)" for info in deleted if info))
+        return emit_json([{"game_id": info.game_id, "game": info.slug, "events": info.length} for info in deleted])
+    say(*(f"deleted {info.game_id} ({info.slug}, {info.length} events)" for info in deleted))
 
 
 @click.command()
@@ -55,7 +38,7 @@ def archive(game_id: str, path: str, force: bool, as_json: bool) -> None:
     from replays import archive as replay_files
 
     games_ = open_games()
-    check_deletable(games_, game_id, force, verb="archives")
+    deleting.check_deletable(games_, game_id, force, verb="archives")
     from replays.log import BadLog
 
     try:

@@ -20,7 +20,8 @@ from core.table import Table
 from events import channels, keys
 from events import clock as clocks
 from events.commands import UnreadableGame
-from events.joining import open_seats_of
+from events.joining import Joins, open_seats_of
+from events.people import People
 from pbm import clock_control, seating, turn_report
 from pbm.web.context import Server, current
 from pbm.web.auth import admin
@@ -90,16 +91,22 @@ class Seating(Strict):
 
 @router.post("", status_code=201, summary="Create a game; answers each human seat's link once")
 def create_game(body: NewGame, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
+    base = server.base_url(request)  # refused before anything is written: no game without its links
+    return create(server, base, people_api.people_of(request), joins_of(request), body)
+
+
+def create(server: Server, base: str, people: People, joins: Joins, body: NewGame) -> dict[str, Any]:
+    """A new game as `body` asks (the API's and the console's one path): each human seat's link,
+    answered once, and the join link when seats are open. Everything is checked before anything
+    is written."""
     if len(body.seats) != body.players:
         raise ApiError(422, f"seats: {len(body.seats)} given for {body.players} players")
-    base = server.base_url(request)  # refused before anything is written: no game without its links
     for seat, spec in enumerate(body.seats):  # before the game is made: a refusal leaves nothing behind
         if spec.email is not None:
             channels.checked_email(spec.email, f"seats[{seat}].email")
         if spec.webhook is not None:
             channels.checked_webhook(spec.webhook, f"seats[{seat}].webhook")
     bots = check_seats({seat: spec.bot for seat, spec in enumerate(body.seats) if spec.bot is not None})
-    people = people_api.people_of(request)
     open_seats = [seat for seat, spec in enumerate(body.seats) if spec.open]
     joining.check_open(body.players, open_seats, bots)
     invitations = people_ops.check_invitations(people, [spec.model_dump() for spec in body.seats], bots)  # before anything is written
@@ -127,7 +134,7 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
         person = invitations[seat] and people_ops.seated(people, server.seats, invitations[seat], game_id, seat)
         entry = {"seat": seat, "name": person.name if person else spec.name, "token": token, "url": seating.link(base, token)}
         if person:
-            entry |= {"person": person.id, "person_url": people_api.person_link(server, request, people.token(person.id))}
+            entry |= {"person": person.id, "person_url": people_ops.link(base, people.token(person.id))}
         if webhook_secret:
             entry["webhook_secret"] = webhook_secret  # answered once, like the token
         answered.append(entry)
@@ -137,7 +144,7 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
         server.games.dispatch(game_id, server.games.table(game_id))
     answer = {"game_id": game_id, "game": body.game, "seats": answered, "clock": clock_control.describe(server.games, game_id) if clock else None}
     if open_seats:
-        answer["join_url"] = joining.link(server.base_url(request), joining.open_up(server.games, joins_of(request), game_id, open_seats))
+        answer["join_url"] = joining.link(base, joining.open_up(server.games, joins, game_id, open_seats))
     return answer
 
 
@@ -167,7 +174,11 @@ def standing(seat_names: list[str | None], seq: int | None, to_act: tuple[int, .
 
 @router.get("", summary="Every game: whom it waits for and since when")
 def list_games(server: Server = Depends(admin)) -> dict[str, Any]:
-    """From the game index's rows (events.store): one read for the rows and one for the names,
+    return listing(server)
+
+
+def listing(server: Server) -> dict[str, Any]:
+    """Every game, whom it waits for and since when (the API's and the console's listing). From the game index's rows (events.store): one read for the rows and one for the names,
     not a fold per game; only a row from before rows were kept is folded from its log."""
     infos = server.games.store.games()
     seat_names = server.seats.names([(info.game_id, info.players) for info in infos])
@@ -209,6 +220,11 @@ def clocks_of(server: Server, infos: list) -> dict[str, dict[str, Any]]:
 
 @router.get("/{game_id}", summary="One game's public view, with its seats and clock")
 def get_game(game_id: GameId, server: Server = Depends(admin)) -> dict[str, Any]:
+    return game_of(server, game_id)
+
+
+def game_of(server: Server, game_id: str) -> dict[str, Any]:
+    """One game's public view, seats and clock (the API's and the console's)."""
     table = server.games.table(game_id)
     seat_names = names(server, game_id, table.players)
     bots = bot_seats(table.events)
@@ -228,6 +244,11 @@ def get_game(game_id: GameId, server: Server = Depends(admin)) -> dict[str, Any]
 
 @router.post("/{game_id}/clock", summary="Pause, resume or extend a game's clock")
 def change_clock(game_id: GameId, body: ClockChange, server: Server = Depends(admin)) -> dict[str, Any]:
+    return clock_changed(server, game_id, body)
+
+
+def clock_changed(server: Server, game_id: str, body: ClockChange) -> dict[str, Any]:
+    """The clock paused, resumed or extended (the API's and the console's)."""
     if body.action == "extend":
         if body.by is None:
             raise ApiError(422, "by: extend takes a duration (e.g. \"12h\")")
@@ -251,6 +272,11 @@ def verify_game(
     secret_seed: Annotated[bool, Query(description="A running game: check its deals with the secret seed")] = False,
     server: Server = Depends(admin),
 ) -> dict[str, Any]:
+    return verified(server, game_id, secret_seed)
+
+
+def verified(server: Server, game_id: str, secret_seed: bool = False) -> dict[str, Any]:
+    """The game's verification report (the API's and the console's)."""
     server.games.table(game_id)
     store = server.games.store
     report = verify(from_store(store, game_id), store.seed(game_id) if secret_seed else None)
@@ -264,7 +290,11 @@ def verify_game(
 
 @router.post("/{game_id}/seats/{seat}/token", summary="A fresh link for a seat; the old one stops working")
 def reissue(game_id: GameId, seat: SeatNumber, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
-    base = server.base_url(request)  # before the old link stops working
+    return reissued(server, server.base_url(request), game_id, seat)  # the base before the old link stops working
+
+
+def reissued(server: Server, base: str, game_id: str, seat: int) -> dict[str, Any]:
+    """A seat's fresh link, answered once (the API's and the console's)."""
     token = seating.reinvite(server.games, server.seats, game_id, seat)
     return {"game_id": game_id, "seat": seat, "token": token, "url": seating.link(base, token)}
 
@@ -272,7 +302,13 @@ def reissue(game_id: GameId, seat: SeatNumber, request: Request, server: Server 
 @router.put("/{game_id}/seats/{seat}", summary="Hand a seat to a bot, or back to a person")
 def seat_player(game_id: GameId, seat: SeatNumber, body: Seating, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
     base = server.base_url(request) if body.bot is None else None  # a person's new link: before the seat changes hands
-    token = seating.hand_over(server.games, server.seats, game_id, seat, body.bot)
+    return handed(server, base, game_id, seat, body.bot)
+
+
+def handed(server: Server, base: str | None, game_id: str, seat: int, bot: str | None) -> dict[str, Any]:
+    """A seat handed to a bot, or back to a person with a fresh link if it had none (the API's
+    and the console's)."""
+    token = seating.hand_over(server.games, server.seats, game_id, seat, bot)
     answer: dict[str, Any] = {"game_id": game_id, "seat": seat, "bot": bot_seats(server.games.table(game_id).events).get(seat)}
     if token is not None:
         answer |= {"token": token, "url": seating.link(base, token)}

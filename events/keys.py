@@ -171,6 +171,12 @@ def person_seats(person_id: str) -> str:
     return f"{PREFIX}:{{person:{person_id}}}:seats"
 
 
+def console_session(digest: str) -> str:
+    """String with a TTL: one signed-in session of the operator's console (pbm/web/console_session.py),
+    by the SHA-256 of its id; its value is the session's CSRF token. Gone at sign-out or expiry."""
+    return f"{PREFIX}:console:session:{digest}"
+
+
 def web_secret() -> str:
     """String: the web front end's key for signing its forms (CSRF tokens), shared by replicas."""
     return f"{PREFIX}:web-secret"

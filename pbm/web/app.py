@@ -19,7 +19,7 @@ from events import server as redis_server
 from events.commands import Games
 from events.seats import Seats
 from events.store import Store
-from pbm.web import api, docs, errors, joining, operator, orders_api, pages, people, review, settings
+from pbm.web import api, console, docs, errors, joining, operator, orders_api, pages, people, review, settings
 from pbm.web.context import Server
 from pbm.web.limits import Allowance, Doors, Limits, answer
 
@@ -69,6 +69,7 @@ def create_app(
     app.include_router(docs.router)
     app.include_router(people.pages)
     app.include_router(joining.router)
+    app.include_router(console.router)
     app.add_middleware(Shortcut, route=api.move_route(), handlers=app.exception_handlers)
     app.add_middleware(BodyLimit, limit=MAX_BODY_BYTES)
     # Outermost: a request refused at the door costs no parsing, routing or body.

@@ -1,0 +1,195 @@
+"""The operator's console (/admin, pbm/web/console.py) through the real app over the test Redis:
+sign-in and out, a session's expiry, CSRF and cross-site refusals, wrong tokens throttled as the
+API's are, and each action through the console compared with the same through the API."""
+
+from __future__ import annotations
+
+import re
+import time
+from html import unescape
+
+import pytest
+
+from events import keys
+from pbm.web import console_session
+from tests.web.conftest import ADMIN, TestClient, bearer, new_game
+
+CSRF = re.compile(r'name="csrf" value="([0-9a-f]+)"')
+
+
+def signed_in(client: TestClient) -> str:
+    """Signs `client` in; the console's CSRF token."""
+    answer = client.post("/admin/sign-in", data={"token": ADMIN})
+    assert answer.status_code == 200 and "Sign out" in answer.text, answer.text
+    return CSRF.search(answer.text).group(1)
+
+
+def post(client: TestClient, path: str, csrf: str, **fields):
+    return client.post(path, data={"csrf": csrf, **fields}, follow_redirects=False)
+
+
+@pytest.fixture
+def console(app):
+    with TestClient(app) as client:
+        client.csrf = signed_in(client)
+        yield client
+
+
+def test_sign_in_gives_a_strict_httponly_cookie_and_sign_out_ends_the_session(app, store) -> None:
+    with TestClient(app) as client:
+        assert "Sign in" in client.get("/admin").text
+        answer = client.post("/admin/sign-in", data={"token": ADMIN}, follow_redirects=False)
+        assert answer.status_code == 303 and answer.headers["location"] == "/admin"
+        cookie = answer.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/admin" in cookie and "Max-Age=43200" in cookie
+        assert "Secure" not in cookie  # plain http on loopback; over https it is (below)
+        session_id = client.cookies.get(console_session.NAME)
+        assert ADMIN not in cookie and session_id not in str(store.redis.keys("pbm:console:*"))  # only its hash is kept
+        page = client.get("/admin")
+        assert "Sign out" in page.text and page.headers["cache-control"] == "no-store"
+        csrf = CSRF.search(page.text).group(1)
+        out = post(client, "/admin/sign-out", csrf)
+        assert out.status_code == 303 and console_session.NAME in out.headers["set-cookie"]
+        # The session is gone from Redis: the old cookie opens nothing, even if a browser kept it.
+        client.cookies.set(console_session.NAME, session_id, path="/admin")
+        assert "Sign in" in client.get("/admin").text
+        assert post(client, "/admin/sign-out", csrf).status_code == 401
+    with TestClient(app, base_url="https://127.0.0.1") as client:
+        answer = client.post("/admin/sign-in", data={"token": ADMIN}, follow_redirects=False)
+        assert "Secure" in answer.headers["set-cookie"]
+
+
+def test_a_session_expires(app, monkeypatch) -> None:
+    monkeypatch.setattr(console_session, "MAX_AGE_S", 1)
+    with TestClient(app) as client:
+        signed_in(client)
+        time.sleep(1.2)
+        assert "Sign in" in client.get("/admin").text  # Redis let the session go
+
+
+def test_a_wrong_token_is_refused_and_throttled_like_the_api(app) -> None:
+    with TestClient(app) as client:
+        for _ in range(21):  # Limits.wrong_tokens: 20 a minute per address; the 21st blocks it
+            answer = client.post("/admin/sign-in", data={"token": "x" * 40})
+            assert answer.status_code == 401 and "not the operator's token" in unescape(answer.text)
+        assert client.post("/admin/sign-in", data={"token": ADMIN}).status_code == 429  # even the right one now
+        assert client.get("/api/games", headers=bearer(ADMIN)).status_code == 429  # one count for both doors
+
+
+def test_a_form_without_the_csrf_token_or_from_another_site_changes_nothing(console, client) -> None:
+    game = new_game(client, deadline="48h")
+    path = f"/admin/games/{game['game_id']}/clock"
+    assert post(console, path, "0" * 64, action="pause").status_code == 403
+    assert console.post(path, data={"action": "pause"}, follow_redirects=False).status_code == 403
+    cross = console.post(path, data={"csrf": console.csrf, "action": "pause"}, headers={"Origin": "https://evil.example"}, follow_redirects=False)
+    assert cross.status_code == 403
+    sites = console.post(path, data={"csrf": console.csrf, "action": "pause"}, headers={"Sec-Fetch-Site": "cross-site"}, follow_redirects=False)
+    assert sites.status_code == 403
+    assert client.get(f"/api/games/{game['game_id']}", headers=bearer(ADMIN)).json()["clock"]["paused"] is False
+    assert post(console, path, console.csrf, action="pause").status_code == 303
+
+
+def api_game(client: TestClient, game_id: str) -> dict:
+    found = client.get(f"/api/games/{game_id}", headers=bearer(ADMIN)).json()
+    return {key: found[key] for key in ("players", "seats", "waiting_for_players", "waiting_for", "seq", "view")} | {
+        "clock": found["clock"] and {k: found["clock"][k] for k in ("paused", "deadline", "turn")}
+    }
+
+
+def created_id(answer) -> str:
+    return re.search(r"<h1>Created <a href=\"/admin/games/([^\"]+)\"", answer.text).group(1)
+
+
+def test_creating_a_game_in_the_console_is_creating_it_through_the_api(console, client) -> None:
+    person = client.post("/api/people", json={"name": "Ann", "email": "ann@example.org"}, headers=bearer(ADMIN)).json()
+    form = {
+        "game": "holly-oak", "players": "3", "kind0": "email", "name0": "Bea", "email0": "bea@example.org",
+        "kind1": "person", "person1": person["id"], "kind2": "bot", "bot2": "heuristic", "name2": "Robo",
+        "forced_moves": "ask", "deadline": "48h", "seed": "7",
+    }
+    answer = console.post("/admin/new", data={"csrf": console.csrf, **form})
+    assert answer.status_code == 201, answer.text
+    assert answer.text.count('href="http://127.0.0.1/play/') == 2 and "/me/" in answer.text and answer.headers["cache-control"] == "no-store"
+    by_console = created_id(answer)
+    by_api = new_game(client, seats=[{"name": "Bea", "email": "bea@example.org"}, {"person": person["id"]}, {"bot": "heuristic", "name": "Robo"}],
+                      forced_moves="ask", deadline="48h", seed=7, late_salts=False)["game_id"]
+    assert api_game(client, by_console) == api_game(client, by_api)
+    assert "Robo" in console.get(f"/admin/games/{by_console}").text
+
+
+def test_bad_input_is_one_line_in_the_form_and_nothing_is_made(console, client) -> None:
+    before = len(client.get("/api/games", headers=bearer(ADMIN)).json()["games"])
+    form = {"csrf": console.csrf, "game": "holly-oak", "players": "3", "kind0": "email", "name0": "Bea", "email0": "not-an-address", "kind1": "open", "kind2": "bot", "bot2": "heuristic"}
+    answer = console.post("/admin/new", data=form)
+    assert answer.status_code == 422 and 'class="refusal"' in answer.text and "Not created:" in answer.text
+    assert 'value="not-an-address"' in answer.text  # the form comes back as it was filled
+    late = console.post("/admin/new", data=form | {"email0": "bea@example.org", "deadline": "soon"})
+    assert late.status_code == 422 and "Not created:" in late.text
+    assert len(client.get("/api/games", headers=bearer(ADMIN)).json()["games"]) == before
+
+
+def test_open_seats_are_listed_as_waiting_for_players_and_the_join_link_is_revoked(console, client) -> None:
+    form = {"csrf": console.csrf, "game": "holly-oak", "players": "3", "kind0": "name", "name0": "Bea", "kind1": "open", "kind2": "bot", "bot2": "random", "name2": "Rand", "deadline": "48h"}
+    answer = console.post("/admin/new", data=form)
+    assert answer.status_code == 201 and "/join/" in answer.text
+    game_id = created_id(answer)
+    listing = console.get("/admin").text
+    waiting = listing[listing.index("Waiting for players ("):listing.index("Running (")]
+    assert game_id in waiting and "open seat 1" in waiting
+    join_url = re.search(r"(http://127\.0\.0\.1/join/[0-9a-z]+)", answer.text).group(1)
+    assert post(console, f"/admin/games/{game_id}/join-link", console.csrf, revoke="1").status_code == 303
+    assert client.get(join_url.removeprefix("http://127.0.0.1")).status_code == 404
+    shown = post(console, f"/admin/games/{game_id}/join-link", console.csrf)
+    assert shown.status_code == 200 and "/join/" in shown.text  # anew, once, in the POST's answer
+
+
+def test_seats_and_clock_through_the_console_are_as_through_the_api(console, client) -> None:
+    games = [new_game(client, deadline="48h")["game_id"] for _ in range(2)]
+    by_console, by_api = games
+    page = f"/admin/games/{by_console}"
+    assert post(console, f"{page}/seats/1/hand", console.csrf, bot="heuristic").headers["location"] == f"{page}?done=to-bot"
+    client.put(f"/api/games/{by_api}/seats/1", json={"bot": "heuristic"}, headers=bearer(ADMIN))
+    assert api_game(client, by_console)["seats"] == api_game(client, by_api)["seats"]
+    assert "The seat is a bot's now." in unescape(console.get(f"{page}?done=to-bot").text)
+    assert post(console, f"{page}/seats/1/hand", console.csrf, bot="").status_code == 303
+    client.put(f"/api/games/{by_api}/seats/1", json={"bot": None}, headers=bearer(ADMIN))
+    assert api_game(client, by_console)["seats"] == api_game(client, by_api)["seats"]
+    again = post(console, f"{page}/seats/1/hand", console.csrf, bot="")
+    assert again.status_code == 422 and "a person's already" in unescape(again.text)
+    for action in ("pause", "resume"):
+        assert post(console, f"{page}/clock", console.csrf, action=action).status_code == 303
+        client.post(f"/api/games/{by_api}/clock", json={"action": action}, headers=bearer(ADMIN))
+        assert api_game(client, by_console)["clock"] == api_game(client, by_api)["clock"]
+    assert post(console, f"{page}/clock", console.csrf, action="extend", by="12h").status_code == 303
+    bad = post(console, f"{page}/clock", console.csrf, action="extend", by="forever")
+    assert bad.status_code == 422 and "Not done:" in bad.text
+    reinvited = post(console, f"{page}/seats/0/reinvite", console.csrf)
+    token = re.search(r"/play/([0-9a-z.:_-]+)\"", reinvited.text).group(1)
+    assert reinvited.status_code == 200 and client.get(f"/api/me", headers=bearer(token)).status_code == 200
+
+
+def test_export_verify_and_delete_are_the_apis_and_the_clis(console, client) -> None:
+    game_id = new_game(client)["game_id"]
+    page = f"/admin/games/{game_id}"
+    assert console.get(f"{page}/export").content == client.get(f"/api/games/{game_id}/export", headers=bearer(ADMIN)).content
+    report = client.get(f"/api/games/{game_id}/verify", headers=bearer(ADMIN)).json()
+    shown = console.get(f"{page}/verify").text
+    assert ("ok" if report["ok"] else "FAILED") in shown and all(f["text"] in unescape(shown) for f in report["findings"])
+    running = post(console, f"{page}/delete", console.csrf, confirm=game_id)
+    assert running.status_code == 422 and "still running" in running.text
+    assert post(console, f"{page}/delete", console.csrf, confirm="another").status_code == 422
+    assert post(console, f"{page}/delete", console.csrf, confirm=game_id, force="on").headers["location"] == "/admin?done=deleted"
+    assert client.get(f"/api/games/{game_id}", headers=bearer(ADMIN)).status_code == 404
+    assert console.get(page).status_code == 404
+
+
+def test_people_through_the_console_are_as_through_the_api(console, client) -> None:
+    added = post(console, "/admin/people", console.csrf, name="Cy", email="cy@example.org", tz="Europe/Berlin")
+    assert added.status_code == 201 and "/me/" in added.text
+    person_id = re.search(r"<code>(p-[0-9a-f]{12})</code>", added.text).group(1)
+    assert post(console, f"/admin/people/{person_id}", console.csrf, name="Cyd", email="", tz="UTC").status_code == 303
+    assert client.get(f"/api/people/{person_id}", headers=bearer(ADMIN)).json()["person"] == {"id": person_id, "name": "Cyd", "email": None, "tz": "UTC"}
+    bad = post(console, f"/admin/people/{person_id}", console.csrf, name="Cyd", email="nope", tz="")
+    assert bad.status_code == 422 and "Not done:" in bad.text
+    assert post(console, f"/admin/people/{person_id}/erase", console.csrf).status_code == 303
+    assert client.get(f"/api/people/{person_id}", headers=bearer(ADMIN)).status_code == 404

@@ -312,57 +312,49 @@ async def post_move(game_id: str, seat: int, request: Request) -> Response:
 @router.post(SEAT_PAGE + "/vacation")
 async def post_vacation(game_id: str, seat: int, request: Request) -> Response:
     """The page's vacation form: the seat's clock stops for `days` days, out of its yearly bank
-    (pbm.clock_control.take_vacation, as POST /api/me/vacation). Redirects back to the page (303), with
-    the refusal drawn in the form when there is one."""
-    server = current(request)
-    try:
-        # Counted as a move is: a form posted in a loop gets 429.
-        access, token = cookie_seat(request, game_id, seat, counted=mover_for)
-    except ApiError as failure:
-        if failure.status == 401:
-            return not_a_seat(401, failure.message)
-        return refused_vacation(server, game_id, seat, failure.message)
-    _fields, first = await posted_form(request)
-    stopped = form_refusal(server, token, request, first)
-    if stopped is not None:
-        return refused_vacation(server, game_id, seat, stopped)
-    days = first.get("days", "").strip()
-    try:
+    (pbm.clock_control.take_vacation, as POST /api/me/vacation)."""
+
+    def take(server: Server, access: SeatAccess, first: Mapping[str, str]) -> None:
+        days = first.get("days", "").strip()
         clock_control.take_vacation(server.games, access.game_id, access.seat, days[:20] if (number := whole_number(days, 3)) is None else number)
-    except core.SetupError as refusal:
-        return refused_vacation(server, game_id, seat, str(refusal))
-    return back_to_page(server, game_id, seat, {"notice": "vacation"})
 
-
-def refused_vacation(server: Server, game_id: str, seat: int, reason: str) -> Response:
-    return back_to_page(server, game_id, seat, {"refused": reason, "at": "vacation"})
+    return await seat_form(request, game_id, seat, "vacation", take, notice="vacation")
 
 
 @router.post(SEAT_PAGE + "/salt")
 async def post_salt(game_id: str, seat: int, request: Request) -> Response:
     """The page's salt for the opening deal (Games.give_salt, as POST /api/me/salt): the page's
     script makes it with crypto.getRandomValues and sends it on the first visit, so the server never
-    sees it before it is sent; without JavaScript the player types one. Redirects back (303)."""
+    sees it before it is sent; without JavaScript the player types one."""
+
+    def give(server: Server, access: SeatAccess, first: Mapping[str, str]) -> None:
+        server.games.give_salt(access.game_id, access.seat, first.get("salt", "")[:SALT_FORM_CHARS])
+
+    return await seat_form(request, game_id, seat, "salt", give, notice="salted")
+
+
+async def seat_form(request: Request, game_id: str, seat: int, form: str, act: Any, notice: str) -> Response:
+    """A form of the page other than a move: by the seat's cookie, counted as a move is (a form
+    posted in a loop gets 429), refused from another site, then `act`; back to the page (303)
+    with `notice` (NOTICES) or the refusal drawn in that form."""
     server = current(request)
+
+    def refused(reason: str) -> Response:
+        return back_to_page(server, game_id, seat, {"refused": reason, "at": form})
+
     try:
         access, token = cookie_seat(request, game_id, seat, counted=mover_for)
     except ApiError as failure:
-        if failure.status == 401:
-            return not_a_seat(401, failure.message)
-        return refused_salt(server, game_id, seat, failure.message)
+        return not_a_seat(401, failure.message) if failure.status == 401 else refused(failure.message)
     _fields, first = await posted_form(request)
     stopped = form_refusal(server, token, request, first)
     if stopped is not None:
-        return refused_salt(server, game_id, seat, stopped)
+        return refused(stopped)
     try:
-        server.games.give_salt(access.game_id, access.seat, first.get("salt", "")[:SALT_FORM_CHARS])
-    except core.IllegalMove as refusal:
-        return refused_salt(server, game_id, seat, str(refusal))
-    return back_to_page(server, game_id, seat, {"notice": "salted"})
-
-
-def refused_salt(server: Server, game_id: str, seat: int, reason: str) -> Response:
-    return back_to_page(server, game_id, seat, {"refused": reason, "at": "salt"})
+        act(server, access, first)
+    except (core.SetupError, core.IllegalMove) as refusal:
+        return refused(str(refusal))
+    return back_to_page(server, game_id, seat, {"notice": notice})
 
 
 @router.get(SEAT_PAGE + "/events")

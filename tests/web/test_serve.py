@@ -18,15 +18,19 @@ from bench import serving
 from tests.web.conftest import ADMIN, bearer
 
 
-@pytest.fixture
-def served(cli_env) -> Iterator[tuple[str, subprocess.Popen]]:
-    env = {**os.environ, **cli_env, "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1"}
+def serving_with(cli_env: dict[str, str], **settings: str) -> Iterator[tuple[str, subprocess.Popen]]:
+    env = {**os.environ, **cli_env, "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1", **settings}
     process, url = serving.start(env)  # both its outputs through pipes: the test reads its log
     try:
         assert url.startswith("http://127.0.0.1:"), url
         yield url, process
     finally:
         serving.stop(process)
+
+
+@pytest.fixture
+def served(cli_env) -> Iterator[tuple[str, subprocess.Popen]]:
+    yield from serving_with(cli_env)
 
 
 def test_pbm_serve_answers_and_never_logs_a_token(served):
@@ -50,13 +54,7 @@ def test_pbm_serve_answers_and_never_logs_a_token(served):
 
 @pytest.fixture
 def served_capped(cli_env) -> Iterator[tuple[str, subprocess.Popen]]:
-    env = {**os.environ, **cli_env, "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1", "PBM_STREAMS_PER_SEAT": "2"}
-    process, url = serving.start(env)
-    try:
-        assert url.startswith("http://127.0.0.1:"), url
-        yield url, process
-    finally:
-        serving.stop(process)
+    yield from serving_with(cli_env, PBM_STREAMS_PER_SEAT="2")
 
 
 def test_pbm_serve_keeps_tokens_and_moves_out_of_urls_and_limits_its_doors(served_capped):

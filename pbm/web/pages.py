@@ -271,6 +271,7 @@ async def post_move(game_id: str, seat: int, request: Request) -> Response:
     """One move from a form of the page. With `Accept: application/json` (the page's script) it
     answers like POST /api/me/moves; otherwise it redirects back to the page (303)."""
     fields, first = await posted_form(request)
+    wants_json = "application/json" in request.headers.get("accept", "")
     server = current(request)
     sent_from = first.get("at", "")
     at = {"at": sent_from[:40]} if sent_from else {}  # the composing form that sent the move

@@ -123,8 +123,11 @@ def cli_env(redis_home: Path, redis_client: redis.Redis) -> dict[str, str]:
 def written(client: redis.Redis, game_id: str) -> dict[bytes, bytes | None]:
     """What a test's writes to a game could change, key by key (DUMP): the game's own keys (they
     share its hash tag, so one slot on a Cluster) and the game lists (events/index.py). Keys of
-    other tests' games are left out: their counters expire on their own time."""
-    names = [*client.scan_iter(match=f"{keys.PREFIX}:{{{game_id}}}:*", count=1000), *(name.encode() for name in index.ALL)]
+    other tests' games are left out: their counters expire on their own time. So are the game's
+    allowance counters (`:rate:`): every request spends its seat's, refused or not, and that is
+    no change to the game."""
+    names = [*(name for name in client.scan_iter(match=f"{keys.PREFIX}:{{{game_id}}}:*", count=1000) if b":rate:" not in name),
+             *(name.encode() for name in index.ALL)]
     return {name: client.dump(name) for name in sorted(names)}
 
 

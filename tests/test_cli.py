@@ -126,7 +126,7 @@ def test_a_repeated_command_id_plays_once(pbm) -> None:
 
 def test_demo_plays_a_whole_game(pbm) -> None:
     out = pbm("demo", "--seed", "2", "--quiet").stdout
-    assert "game over after" in out and " wins with " in out
+    assert "game over after" in out and (" wins with " in out or " share the win with " in out)  # seed 2's game ends in a tie
 
 
 def test_the_installed_command_runs_a_demo_on_a_fresh_embedded_redis() -> None:

@@ -24,7 +24,7 @@ from events.server import DEFAULT_TIMEOUT_S, EmbeddedRedis
 from pbm.web.errors import UNAVAILABLE
 from tests.real_redis import redis_server
 
-ADMIN = "hang-test-admin"
+ADMIN = "hang-test-admin-token-of-32-chars-or-more"  # pbm serve refuses a shorter one
 # How long any answer may take while Redis hangs: pbm's timeout twice (a request that comes while a
 # move on the event loop waits out its own timeout is read only after it: pbm/web/context.py's Pace),
 # and room for a loaded machine. Before: 20 s for one request, 21 s for the seventh of seven at once.
@@ -76,7 +76,7 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def new_game(base: str) -> tuple[str, list[str]]:
-    body = {"game": "holly-oak", "players": 3, "seats": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], "seed": 5}
+    body = {"game": "holly-oak", "players": 3, "seats": [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], "seed": 5, "late_salts": False, "forced_moves": "ask"}
     created = httpx.post(f"{base}/api/games", json=body, headers=bearer(ADMIN), timeout=30)
     assert created.status_code == 201, created.text
     return created.json()["game_id"], [seat["token"] for seat in created.json()["seats"]]

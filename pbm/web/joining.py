@@ -41,7 +41,7 @@ def joins_of(request: Request) -> Joins:
 
 
 class Join(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # JSON's true is not seat 1
     name: Annotated[StrictStr, Field(max_length=2000)]
     email: Annotated[StrictStr, Field(max_length=2000)] | None = None
     seat: Annotated[int, Field(ge=0, le=9999)] | None = None

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import attrs
 import redis
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from events import keys
@@ -114,7 +115,9 @@ class Doors:
         if counted:
             allowance = limits.address
             try:
-                server.counter.count(keys.address_rate(address, "requests", window(allowance.window_s)), allowance.requests, allowance.window_s)
+                # In the thread pool: on the event loop, a Redis that hangs held every request for
+                # its timeout, one after the other (the moves through the API are not counted here).
+                await run_in_threadpool(server.counter.count, keys.address_rate(address, "requests", window(allowance.window_s)), allowance.requests, allowance.window_s)
             except OverAllowance as over:
                 refused = too_many(over, "requests", "client address")
                 return await answer(send, refused.status, refused.message, refused.headers)
@@ -123,7 +126,7 @@ class Doors:
 
         async def watched(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] == 401:
-                self.wrong_token(server, address or client_address(scope))
+                await run_in_threadpool(self.wrong_token, server, address or client_address(scope))
             await send(message)
 
         await self.app(scope, receive, watched)

@@ -34,6 +34,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from starlette.concurrency import run_in_threadpool
 
 import core
+from events.server import RedisUnavailable, explain
 from events import keys
 from events.joining import open_seats_of
 from events.seats import normal
@@ -128,9 +129,11 @@ async def rules(game: str) -> Response:
 
 
 @router.get("/play/{token}", response_class=HTMLResponse)
-async def link(token: str, request: Request) -> Response:
+def link(token: str, request: Request) -> Response:
     """A seat's link, as its mails and its invitation carry it: the token goes into the seat's
-    cookie, and the browser on to the seat's page, whose URL holds no token."""
+    cookie, and the browser on to the seat's page, whose URL holds no token. A plain function, as
+    every handler here that asks Redis before it reads a body: FastAPI runs it in the thread pool,
+    so a Redis that hangs holds this request for its timeout, not the server's event loop."""
     return opened_link(token, request, seat_cookie.seat_path)
 
 
@@ -152,7 +155,7 @@ async def old_page_link(token: str, rest: str, request: Request) -> Response:
     """What a page drawn before seats had cookies sends (its forms and its events stream carried
     the token in their paths): taken as its link, so that page is drawn afresh at its new address.
     A move it posted is not played; the page shows whose turn it is."""
-    return await link(token, request)
+    return await run_in_threadpool(link, token, request)
 
 
 def cookie_seat(request: Request, game_id: str, seat: int, counted=seat_for) -> tuple[SeatAccess, str]:
@@ -168,7 +171,7 @@ def cookie_seat(request: Request, game_id: str, seat: int, counted=seat_for) -> 
 
 
 @router.get(SEAT_PAGE, response_class=HTMLResponse)
-async def page(game_id: str, seat: int, request: Request, note: str | None = None) -> Response:
+def page(game_id: str, seat: int, request: Request, note: str | None = None) -> Response:
     try:
         access, token = cookie_seat(request, game_id, seat)
     except ApiError as failure:
@@ -366,12 +369,14 @@ async def events(game_id: str, seat: int, request: Request) -> Response:
     lasts); one more is refused with 429, and that page works on without live updates."""
     server = current(request)
     try:
-        access, _token = cookie_seat(request, game_id, seat)
+        access, _token = await run_in_threadpool(cookie_seat, request, game_id, seat)
     except ApiError as failure:
         return secured(JSONResponse({"error": failure.message}, failure.status, headers=failure.headers))
     store, streams, lease_s = server.games.store, server.streams, server.limits.stream_lease_s
     held = keys.seat_streams(access.game_id, access.seat)
-    slot = streams.take(held, server.limits.streams_per_seat)
+    # Redis is asked from the thread pool throughout: on the event loop, a Redis that hangs held
+    # every request of the server for its timeout, one open page after another.
+    slot = await run_in_threadpool(streams.take, held, server.limits.streams_per_seat)
     if slot is None:
         cap = server.limits.streams_per_seat
         message = f"too many open pages of this seat: at most {cap} at once, close one"
@@ -385,11 +390,17 @@ async def events(game_id: str, seat: int, request: Request) -> Response:
             quiet_since = renewed = loop.time()
             yield "retry: 2000\n\n"
             while loop.time() < end and not await request.is_disconnected():
-                if loop.time() - renewed > lease_s / 3:
-                    if not streams.renew(held, slot):
-                        break  # its lease lapsed (Redis was away): the browser reconnects for a new one
-                    renewed = loop.time()
-                seq = store.length(access.game_id)
+                try:
+                    if loop.time() - renewed > lease_s / 3:
+                        if not await run_in_threadpool(streams.renew, held, slot):
+                            break  # its lease lapsed (Redis was away): the browser reconnects for a new one
+                        renewed = loop.time()
+                    seq = await run_in_threadpool(store.length, access.game_id)
+                except (redis.RedisError, RedisUnavailable) as failure:
+                    # The answer has begun: no 503 can be sent now. The stream ends, said in one line
+                    # in the server's log; the browser reconnects and is answered then.
+                    log.error("%s", explain(failure))
+                    return
                 if seq != last:
                     last, quiet_since = seq, loop.time()
                     yield f"event: seq\ndata: {seq}\n\n"
@@ -399,8 +410,8 @@ async def events(game_id: str, seat: int, request: Request) -> Response:
                 await asyncio.sleep(EVENTS_POLL_S)
         finally:
             try:
-                streams.give_back(held, slot)
-            except redis.RedisError:
+                streams.give_back(held, slot)  # here, not in the pool: a cancelled stream awaits nothing more
+            except (redis.RedisError, RedisUnavailable):
                 pass  # its lease ends by itself
 
     return secured(StreamingResponse(stream(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"}))

@@ -296,6 +296,7 @@ VALID_BODIES = {
     ("post", "/api/me/moves"): {"move": "x", "expected_seq": 0},
     ("post", "/api/me/vacation"): {"days": 1},
     ("post", "/api/games/{game_id}/clock"): {"action": "extend", "by": "1h", "seat": 0},
+    ("post", "/api/join"): {"name": "Zed", "seat": 0},
 }
 
 
@@ -359,11 +360,11 @@ def test_a_forms_whole_numbers_are_ascii_digits(client: TestClient, store: Store
     created = new_game(client)
     me = client.get("/api/me", headers=bearer(created["seats"][0]["token"])).json()
     token = created["seats"][me["view"]["to_act"][0]]["token"]  # the seat to move: its page has forms
-    page = client.get(f"/play/{token}").text
-    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', page).group(1)
+    opened = client.get(f"/play/{token}")  # on to the page, by the cookie the link left
+    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', opened.text).group(1)
     length = store.length(created["game_id"])
     for expected in ("²", "٣", "１"):
-        answer = client.post(f"/play/{token}/move", data={"move": "no such move", "expected_seq": expected, "csrf": csrf}, headers={"Accept": "application/json"})
+        answer = client.post(f"{opened.url.path}/move", data={"move": "no such move", "expected_seq": expected, "csrf": csrf}, headers={"Accept": "application/json"})
         assert answer.status_code == 422 and "\n" not in answer.json()["error"], (expected, answer.text)
     assert store.length(created["game_id"]) == length
 

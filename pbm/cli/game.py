@@ -16,7 +16,7 @@ from core import bounds
 from pbm.cli import PathParam, console, emit_json, open_games, say
 from pbm.rules import option_text
 from pbm.rules import options as options_of
-from pbm import seating, turn_report
+from pbm import turn_report
 from pbm.names import Names
 from pbm.result import result_lines, result_text
 from pbm.view_text import moves_lines, names_text, view_lines
@@ -197,6 +197,7 @@ def show(game_id: str, seat: int | None, all_moves: bool, as_json: bool) -> None
 def names_of(games_: Any, game_id: str, table: core.Table, viewer: int | None) -> Names:
     """How `viewer` reads the seats: their names from the seat store (pbm.names)."""
     from events.seats import Seats
+    from pbm import seating  # here: it loads the command path, which `pbm games` does without
 
     return seating.names(Seats(games_.store.redis), game_id, table, viewer)
 

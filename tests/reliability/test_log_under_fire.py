@@ -61,10 +61,13 @@ def test_a_writer_plays_on_after_redis_loses_moves_it_acknowledged() -> None:
     loss the test above may or may not meet): the writer's command path reads the log again and
     plays on from it. Its folded tables were ahead of the log, and it refused every move as stale
     ("is at seq N, not M", 111,018 times in two minutes), for good."""
-    figures = chaos.killed_while_holding(kills=4)
-    print(figures)
+    for _attempt in range(3):  # whether a kill meets writes not yet in the file is a matter of timing
+        figures = chaos.killed_while_holding(kills=4)
+        print(figures)
+        if figures["lost"] > 0:
+            break
     assert figures["kills"] == 4, "Redis was never caught holding writes"
-    assert figures["lost"] > 0, "the kills lost nothing: the test proved nothing"
+    assert figures["lost"] > 0, "three rounds of kills lost nothing: the test proved nothing"
     assert figures["lost_outside_window"] == 0
     assert figures["acknowledged_after_the_last_kill"] > 0 and figures["conflicts"] <= figures["kills"]
     assert figures["verified"] == figures["games"] > 0

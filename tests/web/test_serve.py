@@ -53,8 +53,14 @@ def test_pbm_serve_answers_and_never_logs_a_token(served):
 
 
 @pytest.fixture
-def served_capped(cli_env) -> Iterator[tuple[str, subprocess.Popen]]:
-    yield from serving_with(cli_env, PBM_STREAMS_PER_SEAT="2")
+def served_capped(cli_env, redis_client) -> Iterator[tuple[str, subprocess.Popen]]:
+    try:
+        yield from serving_with(cli_env, PBM_STREAMS_PER_SEAT="2")
+    finally:
+        # Its test spends 127.0.0.1's wrong tokens on purpose: every other test's server on this
+        # Redis is reached from that address too, and would find it refused for the minute.
+        for name in redis_client.scan_iter(match="*addr:127.0.0.1}:rate:*", count=1000):
+            redis_client.delete(name)
 
 
 def test_pbm_serve_keeps_tokens_and_moves_out_of_urls_and_limits_its_doors(served_capped):

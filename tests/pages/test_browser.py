@@ -230,7 +230,10 @@ def check_accessible(page) -> None:
 
 @pytest.mark.parametrize("slug", list(GAMES))
 def test_two_people_play_a_whole_game_by_clicking(browser, site, slug):
-    created = new_game(site, slug, GAMES[slug])
+    # Every move by a click, the only ones too: with forced moves played by pbm, a page redrawn
+    # between a move and the forced move that follows it shows a turn already being played, and a
+    # click there is refused as stale (409): a real race, in docs/orders.md, not this test's subject.
+    created = new_game(site, slug, GAMES[slug], forced_moves="ask")
     links = [seat["url"] for seat in created["seats"] if "url" in seat]
     contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in links]
     pages = [context.new_page() for context in contexts]

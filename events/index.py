@@ -84,7 +84,7 @@ def place(client: redis.Redis, game_id: str, created_ms: int, end_ms: int | None
     pipe.execute()
 
 
-ALL = (keys.GAMES, keys.RUNNING, keys.FINISHED, keys.BOT_GAMES, keys.UNSUMMARIZED, keys.CLOCKED_GAMES)
+ALL = (keys.GAMES, keys.RUNNING, keys.FINISHED, keys.BOT_GAMES, keys.UNSUMMARIZED, keys.CLOCKED_GAMES, keys.DISPUTED)
 
 
 def forget_unlogged(client: redis.Redis, logged: set[str], before_ms: int) -> list[str]:

@@ -50,6 +50,15 @@ def orders(game_id: str, seat: int) -> str:
     return f"{PREFIX}:{{{game_id}}}:orders:{seat}"
 
 
+def disputes(game_id: str) -> str:
+    """Hash: the game's disputes (events/disputes.py): dispute id -> the dispute as JSON, and
+    `settled:<id>` -> the operator's settlement. Beside the log, never in it: a dispute is no move."""
+    return f"{PREFIX}:{{{game_id}}}:disputes"
+
+
+DISPUTED = f"{PREFIX}:games:disputed"  # sorted set: game id -> time: games with an open dispute (a superset)
+
+
 def seat_tokens(game_id: str) -> str:
     """Hash: seat -> SHA-256 (hex) of its secret link token; the token itself is never stored."""
     return f"{PREFIX}:{{{game_id}}}:seat-tokens"
@@ -134,7 +143,7 @@ def of_game(game_id: str, players: int) -> list[str]:
     plays, summarizes and seats a game, deletes it and finds none of its keys left). Not listed:
     the seat rate windows, stream slots and page notes, which expire by themselves, and a forced
     import's replaced logs."""
-    fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot, clock, sent, seat_people, open_seats]
+    fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot, clock, sent, seat_people, open_seats, disputes]
     return [key(game_id) for key in fixed] + [per(game_id, seat) for per in (contact, orders) for seat in range(players)]
 
 

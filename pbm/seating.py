@@ -17,10 +17,19 @@ from workers.bots import bot_seats, check_seats
 DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 
 
+def public_url(base_url: str | None = None) -> str:
+    """The server's public address (PBM_PUBLIC_URL), without a trailing slash."""
+    return (base_url or os.environ.get("PBM_PUBLIC_URL") or DEFAULT_BASE_URL).rstrip("/")
+
+
 def link(base_url: str | None, token: str) -> str:
     """A seat's link: its page under the server's public address (PBM_PUBLIC_URL)."""
-    base = base_url or os.environ.get("PBM_PUBLIC_URL") or DEFAULT_BASE_URL
-    return f"{base.rstrip('/')}/play/{token}"
+    return f"{public_url(base_url)}/play/{token}"
+
+
+def review_link(base_url: str | None, token: str) -> str:
+    """A seat's link to its replay page (it sets the seat's cookie and goes on to the page)."""
+    return f"{public_url(base_url)}/review/{token}"
 
 
 def names(seats: Seats, game_id: str, table: Table, viewer: int | None = None) -> Names:

@@ -1,5 +1,6 @@
 """A referee's report on one game, in Markdown: who did what and when, whether each move was legal,
-each seat's view at a disputed point, and the verification result. Read-only; writes no file.
+each seat's view at a disputed point, the disputes raised and how each was settled, and the
+verification result. Read-only; writes no file.
 
 Seats are named by the caller's `name` (the shell's pbm.names.Names, from the seat store: replays
 must not import the shell), by number without one; events no seat caused are the game's own.
@@ -9,12 +10,14 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import core
 from core.table import duration_text
 from events import clock as clocks
 from replays.log import BadLog, Log
+from replays.steps import command_shown
 from replays.verify import FAIL, NOTE, OK, Report, Ruling, verify
 
 MARK = {OK: "yes", FAIL: "**NO**", NOTE: "unchecked"}
@@ -29,6 +32,18 @@ class Naming(Protocol):
     def text(self, line: str) -> str: ...
 
 
+class Disputed(Protocol):
+    """A dispute as the audit lists it (events.disputes.Dispute)."""
+
+    id: str
+    seat: int
+    seq: int
+    reason: str
+    raised_ms: int
+    note: str | None
+    settled_ms: int | None
+
+
 class ByNumber:
     """Seats by number, lines as core narrates them: an audit without the seat store (a file)."""
 
@@ -39,10 +54,16 @@ class ByNumber:
         return line
 
 
-def audit(log: Log, disputed: int | None = None, seed: int | None = None, name: Naming | None = None) -> tuple[str, Report]:
+def audit(log: Log, disputed: int | None = None, seed: int | None = None, name: Naming | None = None,
+          disputes: Sequence[Disputed] = (), reader: int | None = None) -> tuple[str, Report]:
     """The report and the verification in it; `disputed` (a seq) adds each seat's view just
-    before and after that event. `name`: how seats are named (default: by number)."""
+    before and after that event. `name`: how seats are named (default: by number). `disputes`:
+    those raised (events.disputes, beside the log), listed with how each was settled. `reader`: a
+    seat's copy while the game runs: the events as that seat may read them, its own view and the
+    public one only, and the reasons of its own disputes only (a reason may name its seat's cards)."""
     name = name or ByNumber()
+    if reader is not None and log.table().outcome is not None:
+        reader = None  # over: the seed is out, every card may be told
     report = verify(log, seed)
     started = log.started
     lines = [
@@ -62,7 +83,8 @@ def audit(log: Log, disputed: int | None = None, seed: int | None = None, name: 
     ]
     lines += _clock(log, name)
     if disputed is not None:
-        lines += _disputed(log, report, log.check_seq(disputed), name)
+        lines += _disputed(log, report, log.check_seq(disputed), name, reader)
+    lines += _disputes(disputes, name, reader)
     lines += _orders(log, name)
     lines += ["## What happened", "", "| seq | time (UTC) | who | command | event | legal |", "|---:|---|---|---|---|---|"]
     rulings = {r.seq: r for r in report.rulings}
@@ -70,10 +92,11 @@ def audit(log: Log, disputed: int | None = None, seed: int | None = None, name: 
         ruling = rulings.get(seq) if env.command is not None else None
         legal = MARK[ruling.status] if ruling else ""
         who = SYSTEM if env.actor is None else name(env.actor)
-        command = f"`{env.command}`" if env.command is not None else ""
+        shown = command_shown(log, seq, reader)
+        command = f"`{shown}`" if shown is not None else "(hidden)" if env.command is not None else ""
         if env.command is not None and env.origin is not None:
             command += f" ({ORIGIN_TEXT[env.origin]})"
-        lines.append(f"| {seq} | {_time(env.time_ms)} | {_cell(who)} | {command} | {_cell(name.text(_narrate(log, seq)))} | {legal} |")
+        lines.append(f"| {seq} | {_time(env.time_ms)} | {_cell(who)} | {command} | {_cell(name.text(_narrate(log, seq, reader)))} | {legal} |")
     return "\n".join(lines) + "\n", report
 
 
@@ -133,17 +156,31 @@ def _clock(log: Log, name: Naming) -> list[str]:
     return [*lines, ""]
 
 
-def _disputed(log: Log, report: Report, seq: int, name: Naming) -> list[str]:
+def _disputes(disputes: Sequence[Disputed], name: Naming, reader: int | None) -> list[str]:
+    """The disputes raised, each with how it was settled (the operator's words), or open."""
+    if not disputes:
+        return []
+    lines = ["## Disputes", "", f"- {len(disputes)} raised, {sum(1 for d in disputes if d.settled_ms is None)} open", "",
+             "| dispute | seq | raised by | raised (UTC) | reason | settled (UTC) | the operator's words |", "|---|---:|---|---|---|---|---|"]
+    for d in disputes:
+        reason = d.reason if reader is None or d.seat == reader else "(the seat's own until the game is over)"
+        settled = "open" if d.settled_ms is None else _time(d.settled_ms)
+        lines.append(f"| `{d.id}` | {d.seq} | {_cell(name(d.seat))} | {_time(d.raised_ms)} | {_cell(reason)} | {settled} | {_cell(d.note or '')} |")
+    return lines + [""]
+
+
+def _disputed(log: Log, report: Report, seq: int, name: Naming, reader: int | None = None) -> list[str]:
     env = log.envelopes[seq]
     first = _command_start(log, seq)
-    lines = [f"## The disputed point: seq {seq}", "", f"Event: {name.text(log.narrate(seq))} (`{env.kind}`)", ""]
+    lines = [f"## The disputed point: seq {seq}", "", f"Event: {name.text(log.narrate(seq, reader))} (`{env.kind}`)", ""]
     if first is None:
         lines += ["It is part of the opening: no player's command caused it.", ""]
     else:
         cause = log.envelopes[first]
         ruling = next((r for r in report.rulings if r.seq == first or r.seq == seq), None)
+        typed = command_shown(log, first, reader)
         lines += [
-            f"Caused by {name(cause.actor)}'s command `{cause.command}` at seq {first}"
+            f"Caused by {name(cause.actor)}'s command " + (f"`{typed}`" if typed is not None else "(its text is that seat's own)") + f" at seq {first}"
             + (f" (command id `{cause.command_id}`)" if cause.command_id else "")
             + f", sent {_time(cause.time_ms)}.",
             "",
@@ -153,24 +190,24 @@ def _disputed(log: Log, report: Report, seq: int, name: Naming) -> list[str]:
     at = seq if first is None else first
     if at > 0:
         lines += [f"### Each seat's view just before (after seq {at - 1})", ""]
-        lines += _views(log, at - 1, name)
+        lines += _views(log, at - 1, name, reader)
     lines += [f"### Each seat's view just after (after seq {seq})", ""]
-    lines += _views(log, seq, name)
+    lines += _views(log, seq, name, reader)
     return lines
 
 
-def _views(log: Log, seq: int, name: Naming) -> list[str]:
+def _views(log: Log, seq: int, name: Naming, reader: int | None = None) -> list[str]:
     table = log.table(seq)
     out = []
-    for seat in [*range(log.started.players), None]:
+    for seat in [*range(log.started.players), None] if reader is None else [reader, None]:
         title = "spectator (public)" if seat is None else f"{name(seat)} (seat {seat})" if name(seat) != f"seat {seat}" else f"seat {seat}"
         out += [f"**{title}**", "", "```json", json.dumps(table.view(seat), sort_keys=False), "```", ""]
     return out
 
 
-def _narrate(log: Log, seq: int) -> str:
+def _narrate(log: Log, seq: int, reader: int | None = None) -> str:
     try:
-        return log.narrate(seq)
+        return log.narrate(seq, reader)
     except BadLog as error:  # a forged log: the report still lists what it holds
         return f"{log.envelopes[seq].kind} (cannot be replayed: {error.problem})"
 

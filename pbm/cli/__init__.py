@@ -51,6 +51,7 @@ COMMANDS = {
     "seat": "pbm.cli.seat:seat",
     "people": "pbm.cli.people:people",
     "salt": "pbm.cli.salt:salt",
+    "disputes": "pbm.cli.disputes:disputes",
     "clock": "pbm.cli.clock:clock",
     "reindex": "pbm.cli.reindex:reindex",
     "mail-in": "pbm.cli.mail:mail_in",

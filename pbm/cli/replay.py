@@ -330,7 +330,10 @@ def audit(ref: str, seq: int | None, path: str | None, secret_seed: bool, refere
     if seq is not None:
         log.check_seq(seq)
         check_referee(log, referee, "the report's views at --seq")
-    text, report = audit_report(log, seq, seed, name=None if Path(ref).is_file() else seat_names(log))
+    from events.disputes import Disputes
+
+    on_server = not Path(ref).is_file()  # a file holds the log only; its disputes are the server's
+    text, report = audit_report(log, seq, seed, name=seat_names(log) if on_server else None, disputes=Disputes(store()).all(log.game_id) if on_server else ())
     if path:
         Path(path).write_text(text)
     if as_json:

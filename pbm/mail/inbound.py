@@ -11,7 +11,8 @@ once. The answer goes to the seat's own channel (its e-mail address, else its we
 the message's From address.
 
 A first line `salt: <text>` gives the seat's salt for a deal that waits for one (core.salts;
-docs/fairness.md) instead of a move; like a move, it is never logged.
+docs/fairness.md) instead of a move; like a move, it is never logged. A first line `dispute SEQ:
+REASON` raises a dispute of that seq (events/disputes.py), kept beside the log for the operator.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import attrs
 import core
 from core.bounds import MAX_MOVE_CHARS
 from core.orders import is_order_text
-from events import orders
+from events import disputes, orders
 from events.commands import CommandIdReused, Games, UnknownGame, UnreadableGame
 from events.seats import NotASeat, OverAllowance, SeatError, Seats, parse
 from events.store import NotPlayable
@@ -48,6 +49,8 @@ RECIPIENT_HEADERS = ("Delivered-To", "X-Original-To", "Envelope-To", "To", "Cc")
 _ATTRIBUTION = re.compile(r"^(.*\b(wrote|writes|schrieb|a écrit)\s*:|on\s.*\d.*)$", re.IGNORECASE)
 _MESSAGE_ID = re.compile(r"<[!-;=?-~]{1,250}>")  # one <id@host>, quoted back in In-Reply-To
 _SALT_LINE = re.compile(r"^salt:\s*(.*)$", re.IGNORECASE)  # no game has a move starting "salt:"
+# "dispute 14: the trick went to the wrong seat" (no game has a move starting "dispute")
+_DISPUTE_LINE = re.compile(r"^dispute\b\s*(?:seq\s*)?(\d*)\s*[:,.-]?\s*(.*)$", re.IGNORECASE)
 _END_OF_REPLY = re.compile(r"^(-{2,}\s*(original message|forwarded message)|_{10,}|from:\s)", re.IGNORECASE)
 
 
@@ -113,6 +116,9 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
     salt = _SALT_LINE.match(move)
     if salt is not None:
         return give_salt(games, game_id, seat, command_id, salt.group(1), subject, in_reply_to)
+    dispute = _DISPUTE_LINE.match(move)
+    if dispute is not None:
+        return raise_dispute(games, game_id, seat, command_id, dispute.group(1), dispute.group(2), subject, in_reply_to)
     if is_order_text(move):
         return leave_orders(games, game_id, seat, command_id, reply_lines(body_text(message)), subject, in_reply_to)
     try:
@@ -143,6 +149,23 @@ def give_salt(games: Games, game_id: str, seat: int, command_id: str, salt: str,
     except (NotPlayable, UnknownGame, UnreadableGame) as error:
         return Received("dropped", f"the game cannot be played: {type(error).__name__}", game_id, seat)
     return answer(games, game_id, seat, command_id, "salted", "salt given", subject, in_reply_to)
+
+
+def raise_dispute(games: Games, game_id: str, seat: int, command_id: str, seq: str, reason: str, subject: str, in_reply_to: str | None) -> Received:
+    """A mailed dispute (`dispute SEQ: REASON`), kept beside the log for the operator; answered
+    like a move. The Message-ID is its command id: a message delivered twice raises it once."""
+    try:
+        if not seq or len(seq) > 9:
+            raise disputes.BadDispute("write `dispute SEQ: REASON`, SEQ the number of the event in dispute (your replay page shows it)")
+        dispute, duplicate = disputes.raise_dispute(games, game_id, seat, int(seq), reason, command_id)
+    except core.IllegalMove as refusal:  # BadDispute names what is wrong; the log line does not quote it
+        return answer(games, game_id, seat, command_id, "refused", "the dispute was refused", subject, in_reply_to, detail=str(refusal))
+    except (NotPlayable, UnknownGame, UnreadableGame) as error:
+        return Received("dropped", f"the game cannot be played: {type(error).__name__}", game_id, seat)
+    said = f"dispute {dispute.id} raised at seq {dispute.seq}" + (" (this message was delivered before: nothing new)" if duplicate else "")
+    return answer(games, game_id, seat, command_id, "disputed", said, subject, in_reply_to,
+                  headline=f"Your dispute of seq {dispute.seq} in {game_id} is with the operator (dispute {dispute.id}).",
+                  note="When the operator settles it, every seat is sent the audit report at that seq with the operator's words.")
 
 
 def leave_orders(games: Games, game_id: str, seat: int, command_id: str, lines: list[str], subject: str, in_reply_to: str | None) -> Received:

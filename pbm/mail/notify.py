@@ -26,7 +26,8 @@ from events.envelope import Envelope
 from events.people import People
 from events.seats import SeatError, Seats
 from events.orders import Orders
-from pbm import seating, turn_report
+from events.disputes import Disputes
+from pbm import disputes, seating, turn_report
 from pbm.people import link as person_page_link
 from pbm.mail import outbox
 from pbm.names import Names
@@ -34,7 +35,7 @@ from pbm.result import result_text
 from pbm.view_text import view_lines
 
 log = logging.getLogger("pbm.mail.notify")
-KINDS = ("turn", "reminder", "timeout", "end")
+KINDS = ("turn", "reminder", "timeout", "end", "dispute")  # a dispute's note is its id (pbm.disputes)
 MOVES_IN_MAIL = 12  # the first moves (or the patterns standing for them) a message lists
 
 # {you}: how the seat is addressed, its name (or "seat N" when it has none or shares it)
@@ -103,6 +104,11 @@ def tell(games: Games, game_id: str, seat: int, kind: str, seq: int, note: str =
         log.info("notify %s: not sent, the seat has no channel", where)
         return False
     name = seating.names(Seats(games.store.redis), game_id, table, seat)
+    if kind == "dispute":
+        channel = deliver(reach, kind, settled_message(games, table, game_id, seat, note, reach.get("token"), name))
+        record_sent(games, game_id, field)
+        log.info("notify %s: sent by %s", where, channel)
+        return True
     message = compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, kind, note, reach.get("token"), person_link=person_link_of(games, game_id, seat),
                       notes=Orders(games.store).notes(game_id, seat), name=name)
     channel = deliver(reach, kind, message)
@@ -124,7 +130,7 @@ def holds(table: Table, seat: int, kind: str, seq: int) -> bool:
     table.check_seat(seat)
     if kind == "end":
         return table.outcome is not None
-    if kind == "timeout":
+    if kind in ("timeout", "dispute"):
         return True
     return table.outcome is None and table.seq == seq and seat in table.to_act
 
@@ -220,3 +226,28 @@ def compose(
         "outcome": None if table.outcome is None else table.outcome.to_dict(),
     }
     return {"subject": subject, "text": "\n".join(lines) + "\n", "payload": payload, "reply_to": reply_to}
+
+
+def settled_message(games: Games, table: Table, game_id: str, seat: int, dispute_id: str, token: str | None, name: Names) -> dict[str, Any]:
+    """The operator's settlement of a dispute, told to `seat`: their words and the audit report at
+    the dispute's seq, as this seat may read it (while the game runs: its own view only, and the
+    dispute's reason only if it is this seat's, since a reason may name its seat's cards)."""
+    dispute = Disputes(games.store).one(game_id, dispute_id)
+    if dispute.open:
+        raise ValueError(f"dispute {dispute_id} of {game_id} is not settled")
+    over = table.outcome is not None
+    whose = "your" if dispute.seat == seat else f"{name(dispute.seat)}'s"
+    report = disputes.audit_for(games, game_id, seat, dispute)
+    lines = [f"The operator settled {whose} dispute at seq {dispute.seq} of {game_id} ({table.game.title}).", ""]
+    if dispute.seat == seat or over:
+        lines.append(f"The dispute: {dispute.reason}")
+    lines += [f"The operator's words: {dispute.note}", ""]
+    if token is not None:
+        lines += [f"Step through the game yourself: {seating.review_link(None, token)}", ""]
+    lines += [f"The audit report at seq {dispute.seq} (`pbm replay audit {game_id} --seq {dispute.seq}`, as your seat may read it):", "", report]
+    shown = dispute.to_json()
+    if dispute.seat != seat and not over:
+        shown["reason"] = None
+    payload = {"kind": "dispute", "game_id": game_id, "game": table.game.slug, "seat": seat, "seq": table.seq, "dispute": shown, "audit": report,
+               "review_url": None if token is None else seating.review_link(None, token)}
+    return {"subject": f"Dispute settled: {game_id}, seq {dispute.seq}", "text": "\n".join(lines) + "\n", "payload": payload, "reply_to": None}

@@ -29,7 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import core
 from events import clock as clocks
-from pbm import clock_control, seating, turn_report
+from pbm import clock_control, disputes, seating, turn_report
+from events.disputes import Disputes
 from events.orders import Orders
 from events.seats import NotASeat, OverAllowance, TokenCheck, parse
 from events.server import RedisUnavailable
@@ -53,6 +54,12 @@ class Move(Strict):
 
 class Salt(Strict):
     salt: Annotated[str, Field(strict=True, min_length=1, max_length=200)]
+
+
+class DisputeBody(Strict):
+    # Bounds are events.disputes' (one line naming what is wrong), not the model's: one message a rule.
+    seq: Annotated[int, Field(strict=True)]
+    reason: str
 
 
 class Vacation(Strict):
@@ -221,3 +228,19 @@ def post_salt(body: Salt, access: SeatAccess = Depends(me)) -> dict[str, Any]:
 @router.post("/vacation", summary="Stop your seat's clock for some days, out of its yearly bank")
 def post_vacation(body: Vacation, access: SeatAccess = Depends(me)) -> dict[str, Any]:
     return {"game_id": access.game_id, "seat": access.seat, "clock": clock_control.take_vacation(access.server.games, access.game_id, access.seat, body.days)}
+
+
+@router.post("/disputes", status_code=201, summary="Dispute what happened at a seq of your game, with a reason")
+def post_dispute(body: DisputeBody, access: SeatAccess = Depends(me), idempotency_key: Annotated[str | None, Header(max_length=200)] = None) -> JSONResponse:
+    """Kept beside the log (a dispute is no move); the operator sees it and settles it, and every
+    seat is then sent the audit report at that seq with the operator's words. 422 for a seq the
+    log does not hold, an empty or overlong reason; the same Idempotency-Key raises it once (200)."""
+    dispute, duplicate = disputes.raise_dispute(access.server.games, access.game_id, access.seat, body.seq, body.reason,
+                                                command_id(access.seat, idempotency_key))
+    return JSONResponse({"dispute": dispute.to_json(), "duplicate": duplicate}, status_code=200 if duplicate else 201)
+
+
+@router.get("/disputes", summary="The disputes your seat has raised, and how each was settled")
+def get_disputes(access: SeatAccess = Depends(me)) -> dict[str, Any]:
+    mine = [d.to_json() for d in Disputes(access.server.games.store).all(access.game_id) if d.seat == access.seat]
+    return {"game_id": access.game_id, "seat": access.seat, "disputes": mine}

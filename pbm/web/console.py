@@ -1,6 +1,6 @@
 """The operator's console, `/admin`: server-rendered pages and plain forms (no JavaScript needed)
 over the SAME operations as the operator's API and the CLI (pbm/web/operator.py's functions,
-pbm.seating, pbm.clock_control, pbm.joining, pbm.people, pbm.deleting). It decides nothing about
+pbm.seating, pbm.clock_control, pbm.joining, pbm.people, pbm.deleting, pbm.disputes). It decides nothing about
 games itself, and it must not put a secret into a URL, a redirect or a log line.
 
 Signed in with PBM_ADMIN_TOKEN by a form, then by a session cookie (pbm/web/console_session.py). A
@@ -25,12 +25,13 @@ from urllib.parse import quote
 import pydantic
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 import core
 from events.commands import UnknownGame, UnreadableGame
 from events.joining import JoinRefused
 from events.store import Conflict, NotPlayable
-from pbm import deleting, joining
+from pbm import deleting, disputes, joining
 from pbm import people as people_ops
 from pbm.web import console_session, operator, replay_file
 from pbm.web.console_session import Session
@@ -55,6 +56,7 @@ DONE = {
     "to-person": "The seat is a person's again.",
     "revoked": "The join link is revoked: it opens nothing now.",
     "deleted": "The game is deleted.",
+    "settled": "The dispute is settled: every seat is sent the audit at its seq, with your words.",
     "edited": "Saved.",
     "erased": "The person is erased; their seats are named \"a former player\".",
 }
@@ -160,7 +162,8 @@ async def home(request: Request) -> Response:
         row["since"] = people_ops.iso(row["since_ms"]) if row.get("since_ms") else None
         state = "finished" if row.get("outcome") else "waiting for players" if row.get("waiting_for_players") else "running"
         groups[state].append(row)
-    return html("console_games.html", 200, session, groups=groups, notice=DONE.get(request.query_params.get("done", "")))
+    open_ones = [{"game_id": game_id, **dispute.to_json(), "raised": people_ops.iso(dispute.raised_ms)} for game_id, dispute in disputes.open_disputes(server.games)]
+    return html("console_games.html", 200, session, groups=groups, disputes=open_ones, notice=DONE.get(request.query_params.get("done", "")))
 
 
 @router.post("/sign-in")
@@ -308,6 +311,8 @@ def game_page(request: Request, session: Session, game_id: str, status: int = 20
         code, message = failure_of(refused)
         return html("console_refused.html", code, session, error=message)
     game["title"] = core.GAMES[game["game"]].title
+    game["disputes"] = [{**d.to_json(), "raised": people_ops.iso(d.raised_ms), "settled": d.settled_ms and people_ops.iso(d.settled_ms)}
+                        for d in disputes.Disputes(server.games.store).all(game_id)]
     return html(
         "console_game.html", status, session, g=game, bot_kinds=BOT_KINDS, error=error, error_at=error_at, shown=shown,
         notice=DONE.get(request.query_params.get("done", "")), path=game_path(game_id),
@@ -428,6 +433,20 @@ async def verify(game_id: str, request: Request) -> Response:
         status, message = failure_of(refused)
         return html("console_refused.html", status, session, error=message)
     return html("console_verify.html", 200, session, report=report, path=game_path(game_id), secret_seed=secret_seed)
+
+
+@router.post("/games/{game_id}/disputes/{dispute_id}/settle")
+@refusing
+async def settle_dispute(game_id: str, dispute_id: str, request: Request) -> Response:
+    """Settle a dispute with the operator's words (pbm.disputes.settle, as `pbm disputes --settle`):
+    every seat is sent the audit at its seq with them."""
+    session, fields = await poster(request)
+    try:
+        await run_in_threadpool(disputes.settle, current(request).games, game_id, dispute_id, fields.get("note", ""))
+    except REFUSALS as refused:
+        status, message = failure_of(refused)
+        return game_page(request, session, game_id, status, message, "disputes")
+    return back(game_path(game_id), "settled")
 
 
 @router.post("/games/{game_id}/delete")

@@ -1,7 +1,8 @@
 """A seat's replay page: `GET /review/g/{game}/{seat}?seq=N`, the game step by step (one event a
 step) as that seat saw it, read by the seat's cookie as its page is (`GET /review/{token}` is a
 link that sets the cookie and redirects, through the page's own code), and, once the game is
-over, its replay file by the same cookie (`.../export`). It reads the log and writes nothing.
+over, its replay file by the same cookie (`.../export`). It reads the log and writes nothing
+but a seat's dispute of the step it shows (`.../disputes`, kept beside the log: events/disputes.py).
 
 What a step shows comes from replays.log and replays.steps for one reader, never anything wider:
 while the game runs, the reader is the seat itself (its own view at that step, its own lines);
@@ -15,15 +16,24 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
+import secrets
+
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+import core
+from events import disputes
+from events.disputes import MAX_REASON_CHARS, BadDispute, Disputes
 
 from pbm import seating, turn_report
 from pbm.view_text import state_lines
-from pbm.web import replay_file, seat_cookie
-from pbm.web.auth import SeatAccess
+from pbm.web import notes, replay_file, seat_cookie
+from pbm.web.api import command_id
+from pbm.web.auth import SeatAccess, mover_for
+from pbm.web.context import current
 from pbm.web.errors import ApiError
-from pbm.web.pages import STATIC_PATH, cookie_seat, not_a_seat, opened_link, secured
+from pbm.web.pages import STATIC_PATH, cookie_seat, csrf_token, form_refusal, not_a_seat, opened_link, posted_form, secured, whole_number
 from pbm.web.render import render_review
 from replays.log import Log, from_store, plain
 from replays.steps import ROUND_FIELD, Walk, changes, command_shown, view_at
@@ -61,7 +71,38 @@ def review(game_id: str, seat: int, request: Request) -> Response:
         step, as_seat = asked(log, seat, request.query_params)
     except BadStep as refused:
         return not_a_seat(refused.status, str(refused), heading="This step cannot be shown")
-    return secured(HTMLResponse(review_html(access, log, step, as_seat)))
+    said = notes.take(access.server.seats.redis, game_id, seat, request.query_params.get("note"))
+    return secured(HTMLResponse(review_html(access, log, step, as_seat, csrf_token(access.server, _token), said)))
+
+
+@router.post(REVIEW_PAGE + "/disputes")
+async def post_dispute(game_id: str, seat: int, request: Request) -> Response:
+    """The replay page's dispute form: the step shown, and a reason (events.disputes, as POST
+    /api/me/disputes). Back to that step (303), with a note saying it is raised or why not."""
+    server = current(request)
+    _fields, first = await posted_form(request)
+    step = whole_number(first.get("seq", ""), 9)
+    back = seat_cookie.review_path(game_id, seat) + ("" if step is None else f"?seq={step}")
+
+    def answer(said: dict[str, str]) -> Response:
+        joiner = "&" if "?" in back else "?"
+        return secured(RedirectResponse(f"{back}{joiner}note={notes.leave(server.seats.redis, game_id, seat, said)}#dispute", status_code=303))
+
+    try:
+        access, token = cookie_seat(request, game_id, seat, counted=mover_for)
+    except ApiError as failure:
+        return not_a_seat(failure.status, failure.message, failure.headers)
+    stopped = form_refusal(server, token, request, first)
+    if stopped is not None:
+        return answer({"refused": stopped})
+    try:
+        if step is None:
+            raise BadDispute("the dispute names the step shown: a whole number")
+        key = first.get("idempotency_key") or None
+        dispute, _again = await run_in_threadpool(disputes.raise_dispute, server.games, game_id, access.seat, step, first.get("reason", "")[: MAX_REASON_CHARS * 4], command_id(access.seat, key))
+    except (core.IllegalMove, ApiError) as refusal:
+        return answer({"refused": refusal.message if isinstance(refusal, ApiError) else str(refusal)})
+    return answer({"disputed": dispute.id})
 
 
 @router.get(REVIEW_PAGE + "/export")
@@ -99,7 +140,7 @@ def number(text: str | None, name: str, top: int, default: int | None) -> int | 
     return int(text)
 
 
-def review_html(access: SeatAccess, log: Log, step: int, as_seat: int | None) -> str:
+def review_html(access: SeatAccess, log: Log, step: int, as_seat: int | None, csrf: str = "", said: Mapping[str, str] | None = None) -> str:
     server, game_id = access.server, access.game_id
     reader = access.seat if as_seat is None else as_seat
     over = is_over(log)
@@ -150,5 +191,11 @@ def review_html(access: SeatAccess, log: Log, step: int, as_seat: int | None) ->
         state_lines=state_lines(game_id, log.game.slug, step, step_state) if step_state is not None else None,
         page_url=seat_cookie.seat_path(game_id, access.seat),
         export_url=here + "/export" if over else None,
+        csrf=csrf,
+        dispute_url=here + "/disputes",
+        dispute_key=secrets.token_urlsafe(12),  # a form sent twice raises one dispute
+        disputed=(said or {}).get("disputed"),
+        dispute_refused=((said or {}).get("refused") or "")[:300] or None,
+        my_disputes=[d for d in Disputes(server.games.store).all(game_id) if d.seat == access.seat],
     )
 

@@ -295,6 +295,7 @@ VALID_BODIES = {
     },
     ("post", "/api/me/moves"): {"move": "x", "expected_seq": 0},
     ("post", "/api/me/vacation"): {"days": 1},
+    ("post", "/api/me/disputes"): {"seq": 0, "reason": "x"},
     ("post", "/api/games/{game_id}/clock"): {"action": "extend", "by": "1h", "seat": 0},
     ("post", "/api/join"): {"name": "Zed", "seat": 0},
 }

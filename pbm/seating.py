@@ -6,6 +6,7 @@ the seat store only, and never logs a token.
 from __future__ import annotations
 
 import os
+from urllib.parse import quote
 
 import core
 from core.table import Table
@@ -30,6 +31,12 @@ def link(base_url: str | None, token: str) -> str:
 def review_link(base_url: str | None, token: str) -> str:
     """A seat's link to its replay page (it sets the seat's cookie and goes on to the page)."""
     return f"{public_url(base_url)}/review/{token}"
+
+
+def replay_file_link(base_url: str | None, game_id: str, seat: int) -> str:
+    """Where a finished game's replay file is had by the seat's cookie (the one its links leave):
+    no token in it, so it may be copied, logged or shown to anyone and opens nothing for them."""
+    return f"{public_url(base_url)}/review/g/{quote(game_id, safe='')}/{seat}/export"
 
 
 def names(seats: Seats, game_id: str, table: Table, viewer: int | None = None) -> Names:

@@ -184,11 +184,20 @@ def compose(
         if len(moves) > MOVES_IN_MAIL:
             lines.append(f"  ... and {len(moves) - MOVES_IN_MAIL} more ({len(moves)} in all; your page lists them)")
     lines.append("")
-    if over:
+    if link:
+        lines.append(f"Your page: {link}")
+    if over and token is not None:
+        lines += [
+            f"Your replay, step by step: {seating.review_link(None, token)}",
+            "The secret seed is revealed in the log: every deal and move can be checked with",
+            "`pbm replay verify game.pbmlog` on the game's replay file, on any machine. Download it",
+            f"from your replay page, or at {seating.replay_file_link(None, game_id, seat)}",
+            "in the browser that opened the replay link (this address holds no secret; your link does),",
+            "or with your seat's token as a bearer token: GET /api/me/export.",
+        ]
+    elif over:
         lines.append("The secret seed is revealed in the log: every deal and move can be checked with")
         lines.append("`pbm replay verify` on the game's replay file (the operator exports it).")
-    if link:
-        lines.append(f"Your page: {link}" + (" (the whole story, to check it)" if over else ""))
     if person_link:
         lines.append(f"All your games: {person_link}")
     if reply_to and moves:
@@ -221,6 +230,8 @@ def compose(
         "report": report,
         "view": view,
         "url": link,
+        "review_url": seating.review_link(None, token) if over and token is not None else None,
+        "export_url": seating.replay_file_link(None, game_id, seat) if over and token is not None else None,
         "person_url": person_link,
         "reply_to": reply_to,
         "outcome": None if table.outcome is None else table.outcome.to_dict(),

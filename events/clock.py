@@ -36,6 +36,9 @@ MAX_REMINDERS = 5
 MAX_VACATION_DAYS = 365
 MAX_AUTOPILOT_AFTER = 100
 DAY_MS = 86_400_000
+# The salts' deadline in a game without a clock (docs/fairness.md): a deal that waits for salts
+# must not wait for ever on a seat that never opens its page, and nobody chose a move's time.
+SALTS_WITHOUT_CLOCK_S = 2 * 86400
 SHELL_KINDS = frozenset(cls.kind for cls in SHELL_EVENTS)
 CLOCK_KINDS = frozenset(cls.kind for cls in CLOCK_EVENTS)
 AUTOPILOT = "autopilot"  # the bot kind of a seat the clock handed over (workers.bots plays it as heuristic)
@@ -186,6 +189,14 @@ class Clock:
                 return None
             cursor = end
         return cursor + remaining
+
+    def salts_due_ms(self, seat: int) -> int | None:
+        """When the salts' deadline is due, `seat` the first still owed a salt: one move's time from
+        the game's creation in a game with a clock (its pauses and that seat's vacations count, as
+        in due_ms), SALTS_WITHOUT_CLOCK_S after it in a game without one."""
+        if self.settings is None:
+            return self.turn_started_ms + SALTS_WITHOUT_CLOCK_S * 1000
+        return self.due_ms(seat)
 
     def on_vacation_until(self, seat: int, now_ms: int) -> int | None:
         ends = [end for start, end in self.vacations.get(seat, ()) if start <= now_ms < end]

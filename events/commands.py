@@ -208,7 +208,9 @@ class Games:
             sealed, raws = self._seal(new_id, 0, envelope.GENESIS, table.events, None, None, None)
             status = status_of(table.game, table.state, table.bots, sealed[-1].time_ms, bool(table.waiting_for_salts))
             try:
-                self.store.create(new_id, slug, players, sealed[0].time_ms, seed, raws, status, clocked=clock is not None, forced_moves=forced_moves)
+                # A deal that waits for salts has a deadline even without a clock (the salts'):
+                # among the clocked games, recovery finds its look at it.
+                self.store.create(new_id, slug, players, sealed[0].time_ms, seed, raws, status, clocked=clock is not None or bool(table.waiting_for_salts), forced_moves=forced_moves)
             except Conflict:
                 if game_id is not None:
                     raise
@@ -385,11 +387,15 @@ class Games:
             except core.IllegalMove as refusal:
                 return self._done_or_raise(game_id, command_id, refusal)
             try:  # nobody's move: the seat that salted is named in its SaltGiven
-                return self._write(game_id, table, last_hash, new_events, state, None, None, command_id, check)
+                written = self._write(game_id, table, last_hash, new_events, state, None, None, command_id, check)
             except Conflict as lost:
                 if expected_seq is not None:
                     raise
                 conflict = lost
+                continue
+            if table.clock is None and any(isinstance(event, core.SaltsClosed) for event in new_events):
+                index.unclocked(self.store.redis, game_id)  # dealt: a game without a clock has no deadline left
+            return written
         raise conflict
 
     def _write(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None, origin=None) -> Submitted:
@@ -524,7 +530,7 @@ class Games:
         self.store.set_row(game_id, table.game.slug, table.players, first.time_ms, table.seq, status)
         summarized = self.store.redis.exists(keys.summary(game_id))
         end_ms = None if status.outcome is None else last.time_ms
-        index.place(self.store.redis, game_id, first.time_ms, end_ms, bool(status.bots), bool(summarized), clocked=table.clock is not None)
+        index.place(self.store.redis, game_id, first.time_ms, end_ms, bool(status.bots), bool(summarized), clocked=table.clock is not None or bool(table.waiting_for_salts))
 
     def _done_or_raise(self, game_id: str, command_id: str | None, error: Exception) -> Submitted:
         done = None if command_id is None else self.store.command(game_id, command_id)

@@ -53,6 +53,11 @@ def ended(client: redis.Redis, game_ids: Iterable[str]) -> None:
         pipe.execute()
 
 
+def unclocked(client: redis.Redis, game_id: str) -> None:
+    """After the deal of a game without a clock that waited for salts: no deadline is left in it."""
+    client.zrem(keys.CLOCKED_GAMES, game_id)
+
+
 def summarized(client: redis.Redis, game_ids: Iterable[str]) -> None:
     """After a game's summary is written."""
     game_ids = list(game_ids)

@@ -12,7 +12,7 @@ RUNNING = f"{PREFIX}:games:running"  # game id -> creation time: games not over
 FINISHED = f"{PREFIX}:games:finished"  # game id -> end time: games over
 BOT_GAMES = f"{PREFIX}:games:bots"  # game id -> creation time: games not over with a bot seat
 UNSUMMARIZED = f"{PREFIX}:games:unsummarized"  # game id -> end time: over, summary not yet written
-CLOCKED_GAMES = f"{PREFIX}:games:clocked"  # game id -> creation time: games not over with a deadline
+CLOCKED_GAMES = f"{PREFIX}:games:clocked"  # game id -> creation time: games not over with a deadline (a clock's, or the salts')
 
 
 def log(game_id: str) -> str:

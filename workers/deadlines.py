@@ -15,8 +15,9 @@ and the reminders before it. When it runs:
   after `autopilot_after` timeouts in a row hand the seat to the autopilot (workers.bots'
   "autopilot" kind) until its player moves again (pbm.web.api hands it back on that move).
 `watch_salts(game)` is the salts' deadline, in a game whose opening deal waits for the players'
-salts (core.salts) and has a clock: one move's time from the game's creation (the clock's first
-turn, stopped while it is paused, and while the first seat still owed a salt is on vacation). Due,
+salts (core.salts): with a clock, one move's time from the game's creation (the clock's first turn,
+stopped while it is paused, and while the first seat still owed a salt is on vacation); without one,
+events.clock.SALTS_WITHOUT_CLOCK_S from it (Clock.salts_due_ms). Due,
 it closes the salts as they stand (Games.close_salts: the seats that sent none are named silent in
 the log, and add nothing to the key) and the deal follows; before, it schedules itself at the due
 time, as watch does.
@@ -51,18 +52,38 @@ def due_note(due_ms: int, now: int) -> str:
     return f"your move is due {clocks.iso(due_ms)} (in {duration_text(left)})"
 
 
+class Answered(Exception):
+    """What a clock's job answers without acting on the game (read_game says why)."""
+
+    def __init__(self, answer: dict) -> None:
+        super().__init__(answer["status"])
+        self.answer = answer
+
+
+def read_game(games, game_id: str, clock_needed: bool = True) -> tuple[core.Table, clocks.Clock]:
+    """The game's table and clock for a deadline's job, or Answered: the game is gone, cannot be
+    played, or (when `clock_needed`) has no clock."""
+    try:
+        table, clock = games.table_with_clock(game_id)
+    except UnreadableGame as error:
+        raise Answered({"status": "unplayable", "reason": str(error)}) from None
+    except UnknownGame:
+        raise Answered({"status": "gone"}) from None
+    if clock_needed and table.clock is None:
+        raise Answered({"status": "no clock"})
+    return table, clock
+
+
 def watch(game_id: str, seat: int, turn: int | None = None) -> dict:
     """Act on `seat`'s deadline in the turn that began at `turn` (None: the turn in progress)."""
     games = games_for(current_connection())
     for _attempt in range(TIMEOUT_ATTEMPTS):
         try:
-            table, clock = games.table_with_clock(game_id)
-        except UnreadableGame as error:
-            return {"status": "unplayable", "reason": str(error)}
-        except UnknownGame:
-            return {"status": "gone"}
-        if table.clock is None or table.outcome is not None:
-            return {"status": "no clock" if table.clock is None else "over"}
+            table, clock = read_game(games, game_id)
+        except Answered as answered:
+            return answered.answer
+        if table.outcome is not None:
+            return {"status": "over"}
         if (turn is not None and clock.turn != turn) or seat not in table.to_act or seat in table.bots:
             return {"status": "stale", "turn": clock.turn}
         due = clock.due_ms(seat)
@@ -92,14 +113,12 @@ def watch_salts(game_id: str, due_ms: int | None = None) -> dict:
     games = games_for(current_connection())
     for _attempt in range(TIMEOUT_ATTEMPTS):
         try:
-            table, clock = games.table_with_clock(game_id)
-        except UnreadableGame as error:
-            return {"status": "unplayable", "reason": str(error)}
-        except UnknownGame:
-            return {"status": "gone"}
-        if not table.waiting_for_salts or table.clock is None:
+            table, clock = read_game(games, game_id, clock_needed=False)  # without a clock the salts have a deadline too
+        except Answered as answered:
+            return answered.answer
+        if not table.waiting_for_salts:
             return {"status": "stale"}
-        due = clock.due_ms(table.waiting_for_salts[0])
+        due = clock.salts_due_ms(table.waiting_for_salts[0])
         if due is None:
             return {"status": "paused"}
         now = now_ms()

@@ -116,12 +116,17 @@ def work_for(game_id: str, table: Table, reachable: Container[int] = ()) -> Iter
     """The jobs this state of the game calls for; `reachable`: the seats with a channel. A pause,
     a resume, an extension, a vacation or a timeout begins no turn: no turn notice follows one
     (the seat was told when its turn began; the clock's own notices say the rest)."""
-    if table.waiting_for_salts:  # nobody to act: in a game with a deadline, the salts' deadline is watched
-        watch = Work(AI_QUEUE, "workers.deadlines.watch_salts", (game_id,), salts_watch_job_id(game_id, table.seq), finished_is_done=True)
-        return iter([watch] if table.clock is not None else [])
+    if table.waiting_for_salts:  # nobody to act: the salts' deadline is watched
+        return salts_work(game_id, table.seq)
     if table.outcome is None and table.seq and isinstance(table.events[-1], CLOCK_CHANGES):
         reachable = ()
     return work_at(game_id, table.seq, table.to_act, table.bots, table.outcome is not None, reachable, table.players, table.clock is not None)
+
+
+def salts_work(game_id: str, seq: int) -> Iterator[Work]:
+    """The jobs of a game whose opening deal waits for salts (nobody is to act): the look at the
+    salts' deadline (workers.deadlines.watch_salts), which every such game has, clock or none."""
+    yield Work(AI_QUEUE, "workers.deadlines.watch_salts", (game_id,), salts_watch_job_id(game_id, seq), finished_is_done=True)
 
 
 def work_at(

@@ -2,8 +2,9 @@
 games' rows (events.store), not their logs; writes only rq jobs.
 
 Games with a deadline are candidates too (the index's clocked games): for each person the game waits
-on, the look at the clock dispatch queues (workers.deadlines.watch) must exist; a finished one has
-done its work, since it scheduled the deadline job, which rq's scheduler keeps in Redis.
+on, the look at the clock dispatch queues (workers.deadlines.watch) must exist, and in a game whose
+deal still waits for the players' salts, the look at the salts' deadline (watch_salts); a finished
+one has done its work, since it scheduled the deadline job, which rq's scheduler keeps in Redis.
 
 Work goes missing when a process dies between an append and its enqueue, a worker dies between
 its pop and the start of the job (the job stays "queued" but is in no queue), or a worker dies in
@@ -34,7 +35,7 @@ from rq.worker import Worker
 
 from events.commands import Games
 from events.store import GameInfo, Store
-from workers.dispatch import NOTIFY_FUNCTION, NOTIFY_QUEUE, Dispatcher, Work, notify_job_id, notify_work, work_at, work_for
+from workers.dispatch import NOTIFY_FUNCTION, NOTIFY_QUEUE, Dispatcher, Work, notify_job_id, notify_work, salts_work, work_at, work_for
 
 log = logging.getLogger("pbm.workers")
 WAITING = {JobStatus.DEFERRED, JobStatus.SCHEDULED}  # rq's registries run these later
@@ -94,6 +95,8 @@ def work_of(games: Games, info: GameInfo, clocked: bool = False) -> Iterator[Wor
     status = info.status
     if status is None:  # a row that does not know (reindex raced a move): fold the log
         return work_for(info.game_id, games.table(info.game_id))
+    if status.waiting == "salts":  # the row says so: the salts' deadline, as dispatch queued it
+        return salts_work(info.game_id, info.length)
     return work_at(info.game_id, info.length, status.to_act, status.bots, info.finished, clocked=clocked)
 
 

@@ -137,6 +137,7 @@ class Disputes:
             self.forget_if_settled(game_id)
             raise BadDispute(f"seat {dispute.seat} has raised {limit} disputes in game {game_id}, as many as a seat may")
         if status == 0:
+            self.forget_if_settled(game_id)  # the index entry added above names no open dispute
             return self.one(game_id, dispute.id), True
         return dispute, False
 

@@ -1,6 +1,7 @@
-"""Telling a seat: its turn, a reminder, a timeout, the game's end, or the answer to a move it
-mailed. It composes the seat's message from the log (its redacted report, its hand, its moves, its
-link, how to answer), sends it through the seat's channel (pbm.mail.outbox) and records the send before
+"""Telling a seat: its turn, a reminder, a timeout, the game's end, a dispute the operator settled
+(its words and the audit, settled_message), or the answer to a move it mailed. It composes the
+seat's message from the log (its redacted report, its hand, its moves, its link, how to answer),
+sends it through the seat's channel (pbm.mail.outbox) and records the send before
 the job is acknowledged. It never writes the log, never logs a token, an address or a webhook URL,
 and never puts another seat's hidden cards in a message (it renders only this seat's view).
 

@@ -1,11 +1,18 @@
 """Where the browser tests leave their screenshots: PBM_ARTIFACTS, or a fresh temporary directory;
-the run's summary names it."""
+the run's summary names it. And the one way they start a real `pbm serve` (serve_site)."""
 
 from __future__ import annotations
 
 import os
+import subprocess
 import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import attrs
+import pytest
+
+from bench import serving
 
 ARTIFACTS = Path(os.environ.get("PBM_ARTIFACTS") or tempfile.mkdtemp(prefix="pbm-page-shots-"))
 ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -15,3 +22,38 @@ def pytest_terminal_summary(terminalreporter) -> None:
     shots = sorted(ARTIFACTS.glob("*.png"))
     if shots:
         terminalreporter.write_line(f"browser screenshots ({len(shots)}): {ARTIFACTS}")
+
+
+@attrs.define
+class Served:
+    """A real `pbm serve` a test started: its URL, its environment and its log (the access log too)."""
+
+    url: str
+    env: dict[str, str]
+    log: Path
+    process: subprocess.Popen
+
+    def stop(self) -> str:
+        """Stops it (again, nothing) and answers its whole log."""
+        serving.stop(self.process)
+        return self.log.read_text()
+
+
+@pytest.fixture(scope="module")
+def serve_site(redis_client, redis_home) -> Iterator[Callable[..., Served]]:
+    """Starts a real `pbm serve` on a free port on the test Redis: serve_site(log, admin, **env),
+    the server's output to `log`. Each is stopped at the module's end, and its log must hold no
+    traceback."""
+    sites: list[Served] = []
+
+    def start(log: Path, admin: str, **extra_env: str) -> Served:
+        env = {**os.environ, "PBM_HOME": str(redis_home), "PBM_ADMIN_TOKEN": admin, "PYTHONUNBUFFERED": "1", **extra_env}
+        with log.open("w") as out:  # a file, not a pipe: nobody reads a pipe while the games run
+            process, url = serving.start(env, stdout=out, stderr=subprocess.STDOUT)
+        sites.append(Served(url, env, log, process))
+        return sites[-1]
+
+    yield start
+    for site in sites:
+        logged = site.stop()
+        assert "Traceback" not in logged, logged[-3000:]

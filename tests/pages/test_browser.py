@@ -67,20 +67,16 @@ def stopped(process: subprocess.Popen, log: Path) -> str:
 
 
 @pytest.fixture(scope="module")
-def site(redis_client, redis_home, tmp_path_factory) -> Iterator[str]:
+def site(serve_site, tmp_path_factory) -> Iterator[str]:
     """A real `pbm serve` on a free port and a real `pbm worker`, on the test Redis."""
     need_browser()
     logs = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "PBM_HOME": str(redis_home), "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1"}
-    if os.environ.get("REDIS_URL"):
-        env["REDIS_URL"] = os.environ["REDIS_URL"]
-    with (logs / "serve.log").open("w") as out:  # to a file too, like the worker's (started)
-        server, url = serving.start(env, stdout=out, stderr=subprocess.STDOUT)
-    worker = started([sys.executable, "-m", "pbm", "worker", "--no-recover"], env, logs / "worker.log")
+    server = serve_site(logs / "serve.log", ADMIN)
+    worker = started([sys.executable, "-m", "pbm", "worker", "--no-recover"], server.env, logs / "worker.log")
     try:
-        yield url
+        yield server.url
     finally:
-        logged = stopped(server, logs / "serve.log") + stopped(worker, logs / "worker.log")
+        logged = server.stop() + stopped(worker, logs / "worker.log")
         assert "Traceback" not in logged, logged[-3000:]
         assert re.search(r"GET /play/g/[a-z0-9-]+/[0-9]+/events", logged)  # the pages listened, by their cookies
         assert re.search(r"GET /play/[a-z0-9-]+\.[0-9]+\.<token> ", logged)  # each link opened once, its secret hidden from the log

@@ -9,16 +9,13 @@ as plain links. Skipped as test_browser.py is when chromium or playwright is mis
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from random import Random
 
 import httpx2 as httpx
 import pytest
 
-from bench import serving
 from bench.random_moves import random_moves
 from events.commands import Games
 from events.store import Store
@@ -43,21 +40,11 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def site(redis_client, redis_home, tmp_path_factory) -> Iterator[tuple[str, dict[str, str]]]:
+def site(serve_site, tmp_path_factory) -> tuple[str, dict[str, str]]:
     """A real `pbm serve`, its limits loose enough for a test that plays whole games by the API."""
     need_browser()
-    env = {**os.environ, "PBM_HOME": str(redis_home), "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1",
-           "PBM_MOVES_PER_10S": "100000", "PBM_READS_PER_10S": "100000"}
-    if os.environ.get("REDIS_URL"):
-        env["REDIS_URL"] = os.environ["REDIS_URL"]
-    log = tmp_path_factory.mktemp("review-site") / "serve.log"
-    with log.open("w") as out:
-        server, url = serving.start(env, stdout=out, stderr=subprocess.STDOUT)
-    try:
-        yield url, env
-    finally:
-        serving.stop(server)
-        assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+    server = serve_site(tmp_path_factory.mktemp("review-site") / "serve.log", ADMIN, PBM_MOVES_PER_10S="100000", PBM_READS_PER_10S="100000")
+    return server.url, server.env
 
 
 NAMES: dict[str, tuple[str, ...]] = {}  # game id -> its seats' names, as the test made them

@@ -7,8 +7,9 @@ a local Redis (bench/spine.py: EVALSHA of the append script 35 us through `execu
 20 us straight on a connection). What matters of that wrapper is kept: the client's retry policy
 on a dropped connection (the append and create scripts recognise a resent command, so a resend is
 never applied twice), a connection dropped on any error mid-reply (redis-py's connection does that
-itself), NOSCRIPT answered by loading the script, and fork safety (a child process never uses its
-parent's sockets).
+itself), NOSCRIPT answered by loading the script, a dropped connection made again through the
+pool's connection class (a Sentinel's asks where the master is now), and fork safety (a child
+process never uses its parent's sockets).
 
 A Cluster client (RedisCluster routes each command by its key's slot), a single-connection client
 and one with client-side caching go through redis-py's own calls instead: `Calls.direct` is False.
@@ -83,28 +84,38 @@ class Calls:
 
     def script(self, script: Script, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         """EVALSHA of a registered script (loaded first if Redis does not know it)."""
+        return self.script_then(script, keys, args)[0]
+
+    def script_then(self, script: Script, keys: Sequence[Any], args: Sequence[Any], *then: Sequence[Any]) -> list[Any]:
+        """EVALSHA of a registered script, then the commands `then` on the same connection in the
+        same write (WAIT must follow the write it waits for on its connection): their raw replies."""
         if not self.direct:
-            return script(keys=keys, args=args)
+            if then:
+                raise ValueError("commands after a script need a connection of their own: not on this client")
+            return [script(keys=keys, args=args)]
         command = ("EVALSHA", script.sha, len(keys), *keys, *args)
         try:
-            return self.command(command)
+            return self.sequence([command, *then])
         except NoScriptError:  # a restarted or flushed Redis: load it, as redis-py's Script does
             script.sha = self.client.script_load(script.script)
-            return self.command(("EVALSHA", script.sha, *command[2:]))
+            return self.sequence([("EVALSHA", script.sha, *command[2:]), *then])
 
     def command(self, command: Sequence[Any]) -> Any:
         """One command's raw reply (no response callback: XRANGE answers nested lists)."""
         packed = (hiredis.pack_command(tuple(command)),)  # redis-py's packer re-checks every argument first
         return self._exchange(lambda connection: connection.send_packed_command(packed), 1)[0]
 
+    def sequence(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        """The raw replies of these commands, sent in one write on one connection and read back
+        in order. On a dropped connection all are sent again: only for commands safe to repeat."""
+        packed = (b"".join(hiredis.pack_command(tuple(command)) for command in commands),)
+        return self._exchange(lambda connection: connection.send_packed_command(packed), len(commands))
+
     def reads(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """The raw replies of many read-only commands, sent in one write and read back in order
         (a pipeline without redis-py's per-command packing and parsing: `pbm list` reads 10,000
         rows so). On a dropped connection the whole batch is sent again, which only reads."""
-        if not commands:
-            return []
-        packed = b"".join(hiredis.pack_command(tuple(command)) for command in commands)
-        return self._exchange(lambda connection: connection.send_packed_command((packed,)), len(commands))
+        return self.sequence(commands) if commands else []
 
     def _exchange(self, send: Any, replies: int) -> list[Any]:
         """Send on a connection of our own, then read `replies` replies; an error reply is raised
@@ -118,6 +129,11 @@ class Calls:
             connection = self._pool.get_connection()
 
         def exchange() -> list[Any]:
+            if not connection.is_connected:
+                # Through connect(), as the pool's own checkout does: a Sentinel's connection asks
+                # the Sentinels where the master is there. A send would connect to the address it
+                # had, a master that a failover has since made a replica.
+                connection.connect()
             send(connection)
             answers, failed = [], None
             for _ in range(replies):

@@ -12,6 +12,13 @@ Redis Cluster (every script of pbm touches one game's hash tag, so each runs on 
 queues live on PBM_QUEUE_URL, a plain Redis (rq does not run on a Cluster). Everything that makes
 a command path, a dispatcher or a worker takes its two clients from `connect` and `connect_queues`.
 
+With PBM_SENTINELS (host:port,host:port) the log's Redis is the master that those Sentinels name
+PBM_SENTINEL_MASTER (and rq's too, unless PBM_QUEUE_URL names another): redis-py's Sentinel client
+asks them for the master's address at each new connection, and a connection to a master demoted by
+a failover fails once (ReadOnlyError, or refused) and is made again to the new one, so a server and
+its workers live through a failover without a restart. With PBM_MIN_REPLICAS=N an append is
+acknowledged only once N replicas have it (Redis WAIT; `replication`, events.store).
+
 Every way Redis can fail pbm is told here once, as one line (`explain`, `RedisUnavailable`), for
 every front end and worker alike; a password in REDIS_URL never appears in it.
 """
@@ -69,6 +76,73 @@ class RedisUnavailable(Exception):
     the password; what was being written was written whole or not at all."""
 
 
+class NotReplicated(RedisUnavailable):
+    """An append Redis did, but fewer replicas confirmed in time than PBM_MIN_REPLICAS asks: it
+    may or may not outlive a failover. Sent again with the same command id, it is answered as
+    done once enough replicas have it (events.store waits again for the answer it gives)."""
+
+    def __init__(self, confirmed: int, wanted: int, timeout_ms: int) -> None:
+        super().__init__(
+            f"the move was written but only {confirmed} of the {wanted} replicas asked for confirmed it within {timeout_ms} ms, "
+            "so it may or may not stand: send it again with the same command id (Idempotency-Key) to learn which"
+        )
+
+
+# Acknowledged means replicated, when asked: PBM_MIN_REPLICAS=N makes every append wait (WAIT) until
+# N replicas have it, at most PBM_REPLICA_WAIT_MS (a replica on the same network confirms in well
+# under a millisecond; one that lags longer than this is a replica a failover could not trust).
+MIN_REPLICAS_ENV, REPLICA_WAIT_ENV = "PBM_MIN_REPLICAS", "PBM_REPLICA_WAIT_MS"
+DEFAULT_REPLICA_WAIT_MS, MAX_REPLICA_WAIT_MS = 1000, 60_000
+SENTINELS_ENV, SENTINEL_MASTER_ENV, DEFAULT_SENTINEL_MASTER = "PBM_SENTINELS", "PBM_SENTINEL_MASTER", "pbm"
+
+
+def replication() -> tuple[int, int] | None:
+    """(replicas, timeout ms) an append waits for, from PBM_MIN_REPLICAS and PBM_REPLICA_WAIT_MS;
+    None when no wait is asked (unset or 0)."""
+    replicas = _whole(MIN_REPLICAS_ENV, os.environ.get(MIN_REPLICAS_ENV, ""), 0, 0, 100)
+    if not replicas:
+        return None
+    wait_ms = _whole(REPLICA_WAIT_ENV, os.environ.get(REPLICA_WAIT_ENV, ""), DEFAULT_REPLICA_WAIT_MS, 1, MAX_REPLICA_WAIT_MS)
+    return replicas, wait_ms
+
+
+def _whole(name: str, given: str, default: int, low: int, high: int) -> int:
+    given = given.strip()
+    if not given:
+        return default
+    if not given.isdigit() or not low <= int(given) <= high:
+        raise RedisUnavailable(f"{name} must be a whole number from {low} to {high}, not {given[:20]!r}")
+    return int(given)
+
+
+def sentinels() -> list[tuple[str, int]]:
+    """The Sentinels PBM_SENTINELS names (host:port,host:port), in order; [] when unset."""
+    given = os.environ.get(SENTINELS_ENV, "").strip()
+    found = []
+    for part in filter(None, (piece.strip() for piece in given.split(","))):
+        host, _, port = part.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise RedisUnavailable(f"{SENTINELS_ENV} must be host:port pairs separated by commas, not {part[:60]!r}")
+        found.append((host.strip("[]"), int(port)))
+    return found
+
+
+def sentinel_master() -> str:
+    return os.environ.get(SENTINEL_MASTER_ENV, "").strip() or DEFAULT_SENTINEL_MASTER
+
+
+def connect_sentinel() -> redis.Redis:
+    """A client for the master the Sentinels name: every new connection asks them where it is."""
+    from redis.sentinel import Sentinel
+
+    if clustered():
+        raise RedisUnavailable(f"{SENTINELS_ENV} and PBM_REDIS_CLUSTER=1 name two ways to the log: choose one")
+    settings = timeouts()
+    # The Sentinels are asked with the same short waits: a dead one is passed over quickly.
+    asked = {"socket_timeout": settings["socket_timeout"], "socket_connect_timeout": CONNECT_TIMEOUT_S}
+    return Sentinel(sentinels(), sentinel_kwargs=asked).master_for(sentinel_master(), retry=RETRY, **settings)
+
+
 def clustered() -> bool:
     """Whether the log is on a Redis Cluster (PBM_REDIS_CLUSTER=1)."""
     return os.environ.get("PBM_REDIS_CLUSTER", "") == "1"
@@ -115,6 +189,8 @@ def timeouts() -> dict[str, float]:
 def connect(url: str | None = None, name: str = "REDIS_URL", cluster: bool | None = None) -> redis.Redis:
     """A client for the log: REDIS_URL (or `url`; a Cluster node with PBM_REDIS_CLUSTER=1), else
     the embedded server, started if need be."""
+    if url is None and os.environ.get(SENTINELS_ENV, "").strip():
+        return connect_sentinel()
     url = url or os.environ.get("REDIS_URL")
     cluster = clustered() if cluster is None else cluster
     if cluster and not url:
@@ -147,6 +223,8 @@ def redacted(url: str) -> str:
 
 
 def describe(url: str | None = None) -> str:
+    if url is None and os.environ.get(SENTINELS_ENV, "").strip():
+        return f"Redis master {sentinel_master()!r} of the Sentinels at {os.environ[SENTINELS_ENV].strip()}"
     url = url or os.environ.get("REDIS_URL")
     return f"Redis at {redacted(url)}" if url else f"embedded Redis in {data_dir()}"
 

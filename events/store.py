@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import redis
 
-from events import index, keys
+from events import index, keys, server
 from events.calls import Calls
 from events.seats import CHECK_LUA, TokenCheck
 
@@ -207,9 +207,14 @@ def _envelope_field(fields: list[bytes]) -> bytes:
 
 
 class Store:
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, replication: tuple[int, int] | None | bool = True) -> None:
+        """`replication`: (replicas, timeout ms) each append waits for (see `_replicated`); None
+        for no wait; True (the default) for what PBM_MIN_REPLICAS asks (events.server.replication)."""
         self.redis = client
         self._calls = Calls(client)
+        self.replication = server.replication() if replication is True else replication
+        if self.replication and not self._calls.direct:
+            raise server.RedisUnavailable(f"{server.MIN_REPLICAS_ENV} needs a plain Redis client (one master, or Sentinel's): not a Cluster's yet")
         self._append = client.register_script(_APPEND)
         self._create = client.register_script(_CREATE)
         self._set_row = client.register_script(_SET_ROW)
@@ -237,10 +242,12 @@ class Store:
         check = None if check is None or check.done else check  # a check runs once
         extra_keys = [keys.orders(game_id, consume[0])] if consume else list(check.keys if check else ())
         extra_args = [consume[1]] if consume else list(check.args if check else ())
-        reply = self._calls.script(
+        reply = self._replicated(
+            game_id,
             self._append,
             [keys.log(game_id), keys.commands(game_id), keys.unverified(game_id), keys.meta(game_id), *extra_keys],
             [expected_seq, command_id or "", len(fields), *fields, *envelopes, *extra_args],
+            lambda reply: reply[0] in (0, 1),
         )
         if check is not None:
             check.settle(reply)
@@ -278,8 +285,8 @@ class Store:
         fields += [] if status is None else status.fields()
         try:
             index.listed(self.redis, game_id, created_ms, bots=status is not None and bool(status.bots), clocked=clocked)
-            created = self._calls.script(
-                self._create, [keys.log(game_id), keys.seed(game_id), keys.meta(game_id)], [seed, len(fields), *fields, *envelopes]
+            created = self._replicated(
+                game_id, self._create, [keys.log(game_id), keys.seed(game_id), keys.meta(game_id)], [seed, len(fields), *fields, *envelopes], bool
             )
         except redis.RedisError:
             self._unlist_if_absent(game_id)
@@ -310,11 +317,37 @@ class Store:
         except redis.RedisError:
             pass
 
+    def _replicated(self, game_id: str, script: Any, script_keys: list[Any], args: list[Any], written: Any) -> Any:
+        """The script's reply, once enough replicas have what it wrote (`written(reply)`: it wrote,
+        or found its own write done before) when `replication` asks: NotReplicated if they did not
+        confirm it in time. Without replication, just the reply.
+
+        WAIT waits for the writes its own connection sent, so it follows the script on one
+        connection in one round trip. A reply that wrote nothing (a command id answered as done,
+        perhaps by the very append that timed out waiting, or a create sent again) is followed by
+        a write that changes nothing, the game's row's `acked` mark, before the WAIT: Redis 7 counts
+        only a connection's own writes, and replicas take writes in order, so a replica that has
+        the mark has the command's events too."""
+        if self.replication is None:
+            return self._calls.script(script, script_keys, args)
+        replicas, timeout_ms = self.replication
+        wait = ("WAIT", replicas, timeout_ms)
+        reply, confirmed = self._calls.script_then(script, script_keys, args, ("HSET", keys.meta(game_id), "acked", 1), wait)[::2]
+        if written(reply) and confirmed < replicas:
+            raise server.NotReplicated(confirmed, replicas, timeout_ms)
+        return reply
+
     def command(self, game_id: str, command_id: str) -> Appended | None:
-        """What a command id appended, if it was seen."""
+        """What a command id appended, if it was seen (and, when `replication` asks, once enough
+        replicas have it: NotReplicated if not in time)."""
         raw = self.redis.hget(keys.commands(game_id), command_id)
         if raw is None:
             return None
+        if self.replication is not None:
+            replicas, timeout_ms = self.replication
+            confirmed = self._calls.sequence([("HSET", keys.meta(game_id), "acked", 1), ("WAIT", replicas, timeout_ms)])[1]
+            if confirmed < replicas:
+                raise server.NotReplicated(confirmed, replicas, timeout_ms)
         first, count = (int(part) for part in raw.decode().split(":"))
         return Appended(first, count, duplicate=True)
 

@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException
 import core
 from events.codec import DecodeError
 from events.commands import UnknownGame, UnreadableGame
-from events.server import RedisUnavailable, explain
+from events.server import NotReplicated, RedisUnavailable, explain
 from events.store import Conflict, NotPlayable
 
 log = logging.getLogger("pbm.web")
@@ -78,8 +78,15 @@ def install(app: FastAPI) -> None:
         log.error("%s", explain(failure))  # one line for the operator, without the password
         return error(503, UNAVAILABLE, {"Retry-After": str(RETRY_AFTER_S)})
 
+    async def not_replicated(_request: Request, failure: NotReplicated) -> JSONResponse:
+        # Written on the master, not yet confirmed by the replicas PBM_MIN_REPLICAS asks for: the
+        # caller must know that the move may stand, and how to learn whether it does.
+        log.warning("%s", failure)
+        return error(503, str(failure), {"Retry-After": "1"})
+
     app.add_exception_handler(redis.RedisError, store_down)
     app.add_exception_handler(RedisUnavailable, store_down)
+    app.add_exception_handler(NotReplicated, not_replicated)
 
     for kind, status in STATUS:
         app.add_exception_handler(kind, _answer(status))

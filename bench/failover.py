@@ -23,6 +23,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -71,11 +72,13 @@ class Sentinels:
         self.sentinels: list[int] = []
         self.processes: list[subprocess.Popen] = []
 
-    def start(self) -> None:
+    def start(self, watchers: int = 3) -> None:
         master = self._server()
         self._server("--replicaof", "127.0.0.1", str(master))
         self.wait_replicated(master, 1)
-        for _ in range(3):
+        if not watchers:
+            return
+        for _ in range(watchers):
             port = free_port()
             config = self.directory / f"sentinel-{port}.conf"
             config.write_text(
@@ -199,11 +202,12 @@ class Sentinels:
 
 
 @contextmanager
-def sentinels() -> Iterator[Sentinels]:
+def sentinels(watchers: int = 3) -> Iterator[Sentinels]:
+    """A master, its replica and `watchers` Sentinels (none: the two alone)."""
     directory = Path(tempfile.mkdtemp(prefix="pbm-sentinel-"))
     found = Sentinels(directory)
     try:
-        found.start()
+        found.start(watchers)
         yield found
     finally:
         found.stop()
@@ -370,3 +374,70 @@ def _play(url: str, game_ids: list[str], scripts: dict, tokens: dict, stop) -> d
             break
     connection.close()
     return {"acked": acked, "not_replicated": not_replicated, "answered_after_not_replicated": answered, "errors": errors, "conflicts": conflicts}
+
+
+def workers_through_failover(min_replicas: int = 1, games: int = 8, workers: int = 2, moves_first: int = 40, limit_s: float = 60.0) -> dict[str, Any]:
+    """Bot-only games played by `workers` `pbm worker` processes that find the master through the
+    Sentinels; the master is SIGKILLed once they have played `moves_first` moves, the replica is
+    promoted and the old master rejoins as its replica. The workers must play every game to its end
+    without a restart (a bot turn whose job the failover lost is queued again by their recovery),
+    and stop cleanly when told to (SIGTERM) afterwards."""
+    from bench.chaos import BOT_GAMES, double_moves
+    from workers.dispatch import Dispatcher
+
+    with sentinels() as watched:
+        env = {**watched.env(), "PBM_MIN_REPLICAS": str(min_replicas), "PBM_REPLICA_WAIT_MS": "1000"}
+        old = watched.master()
+        client = watched.client(old)
+        dispatching = Games(Store(client, replication=None), dispatch=Dispatcher(client))
+        specs = list(itertools.islice(itertools.cycle(BOT_GAMES), games))
+        game_ids = [dispatching.create(slug, players, seed=60_000 + n, bots=dict.fromkeys(range(players), "random")) for n, (slug, players) in enumerate(specs)]
+        watched.wait_replicated(old, 1)
+        opening = sum(Store(client, replication=None).length(game_id) for game_id in game_ids)
+        clean = {name: value for name, value in os.environ.items() if name not in ("REDIS_URL", "PBM_REDIS_CLUSTER", "PBM_QUEUE_URL")}
+        running = [subprocess.Popen([sys.executable, "-m", "pbm", "worker"], env={**clean, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   for _ in range(workers)]
+        try:
+            before = Store(client, replication=None)
+            # Killed once the workers are at it (a worker takes a second or more to start here).
+            deadline = time.monotonic() + START_S * 3
+            while sum(before.length(game_id) for game_id in game_ids) < opening + moves_first and time.monotonic() < deadline:
+                time.sleep(0.05)
+            moved_before = sum(before.length(game_id) for game_id in game_ids)
+            finished_before = sum(_finished(before, game_ids))
+            killed_at = time.monotonic()
+            watched.kill(old)
+            failover_s = watched.promoted(old)
+            watched.rejoin(old)
+            now = Store(watched.client(watched.master()), replication=None)
+            while time.monotonic() - killed_at < limit_s and not all(_finished(now, game_ids)):
+                time.sleep(0.2)
+            done_s = time.monotonic() - killed_at
+            gone = [process.poll() for process in running]
+        finally:
+            for process in running:
+                process.terminate()
+            for process in running:
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+        return {
+            "min_replicas": min_replicas,
+            "games": games,
+            "workers_stopped_cleanly": sum(process.returncode == 0 for process in running),
+            "finished_before_the_kill": finished_before,
+            "moves_before_the_kill": moved_before - opening,
+            "moves": sum(now.length(game_id) for game_id in game_ids) - opening,
+            "finished": sum(_finished(now, game_ids)),
+            "verified": sum(verify(from_store(now, game_id), seed=now.seed(game_id)).ok for game_id in game_ids),
+            "double_moves": sum(double_moves(now, game_id) for game_id in game_ids),
+            "failover_s": round(failover_s, 2),
+            "all_finished_s_after_the_kill": round(done_s, 1),
+            "workers_gone": sum(code is not None for code in gone),
+        }
+
+
+def _finished(store: Store, game_ids: list[str]) -> list[bool]:
+    return [info is not None and info.finished for info in store.rows(game_ids)]

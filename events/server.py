@@ -83,7 +83,7 @@ class NotReplicated(RedisUnavailable):
 
     def __init__(self, confirmed: int, wanted: int, timeout_ms: int) -> None:
         super().__init__(
-            f"the move was written but only {confirmed} of the {wanted} replicas asked for confirmed it within {timeout_ms} ms, "
+            f"the write went through, but only {confirmed} of the {wanted} replicas asked for confirmed it within {timeout_ms} ms, "
             "so it may or may not stand: send it again with the same command id (Idempotency-Key) to learn which"
         )
 
@@ -133,14 +133,25 @@ def sentinel_master() -> str:
 
 def connect_sentinel() -> redis.Redis:
     """A client for the master the Sentinels name: every new connection asks them where it is."""
-    from redis.sentinel import Sentinel
+    from redis.sentinel import Sentinel, SentinelManagedConnection
+    from redis.utils import SENTINEL
+
+    class DroppedOnError(SentinelManagedConnection):
+        """redis-py's Sentinel connection, dropped when a reply is cut off, as every other redis-py
+        connection is: its read_response defaults to keeping it (disconnect_on_error=False), so a
+        read interrupted by a timeout or a signal (a worker's SIGTERM during its blocking
+        dequeue) left the reply unread, and the next command on the connection read it as its own
+        (rq's last transaction failed "Wrong number of response items from pipeline execution")."""
+
+        def read_response(self, disable_decoding=False, *, timeout=SENTINEL, disconnect_on_error=True, push_request=False):
+            return super().read_response(disable_decoding=disable_decoding, timeout=timeout, disconnect_on_error=disconnect_on_error, push_request=push_request)
 
     if clustered():
         raise RedisUnavailable(f"{SENTINELS_ENV} and PBM_REDIS_CLUSTER=1 name two ways to the log: choose one")
     settings = timeouts()
     # The Sentinels are asked with the same short waits: a dead one is passed over quickly.
     asked = {"socket_timeout": settings["socket_timeout"], "socket_connect_timeout": CONNECT_TIMEOUT_S}
-    return Sentinel(sentinels(), sentinel_kwargs=asked).master_for(sentinel_master(), retry=RETRY, **settings)
+    return Sentinel(sentinels(), sentinel_kwargs=asked).master_for(sentinel_master(), connection_class=DroppedOnError, retry=RETRY, **settings)
 
 
 def clustered() -> bool:

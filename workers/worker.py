@@ -198,13 +198,32 @@ class PbmWorker(SimpleWorker):
     def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):
         return self._waiting_out_lost_redis(super().dequeue_job_and_maintain_ttl, timeout, max_idle_time)
 
-    def _waiting_out_lost_redis(self, step, *args):
+    def execute_job(self, job, queue):
+        """rq's, run again once Redis answers when Redis was lost during it (the job's bookkeeping
+        before or after its work, or the work's own calls): rq let that end the worker (a busy
+        worker did not outlive a Sentinel failover), and the job stayed "started" under a worker
+        alive, which recovery leaves alone. Running it again is safe: a bot's move carries a
+        command id from (seq, seat), a notification's send is recorded, so a job that runs twice
+        plays once."""
+        while True:
+            try:
+                return super().execute_job(job, queue)
+            except (redis.ConnectionError, redis.TimeoutError) as error:
+                if self._stop_requested:
+                    raise StopRequested() from error
+                self.log.error("Worker %s: lost Redis during job %s: %s; it runs again once Redis answers", self.name, job.id, explain(error))
+                self._waiting_out_lost_redis(self.connection.ping)
+
+    def heartbeat(self, *args, **kwargs):
+        return self._waiting_out_lost_redis(super().heartbeat, *args, **kwargs)
+
+    def _waiting_out_lost_redis(self, step, *args, **kwargs):
         """`step(*args)`, tried again while Redis cannot be reached, with rq's backoff and its one
         line per try; a stop request ends the wait."""
         wait = 1.0
         while True:
             try:
-                return step(*args)
+                return step(*args, **kwargs)
             except (redis.ConnectionError, redis.TimeoutError) as error:
                 if self._stop_requested:
                     raise StopRequested() from error

@@ -247,7 +247,7 @@ class Store:
             self._append,
             [keys.log(game_id), keys.commands(game_id), keys.unverified(game_id), keys.meta(game_id), *extra_keys],
             [expected_seq, command_id or "", len(fields), *fields, *envelopes, *extra_args],
-            lambda reply: reply[0] in (0, 1),
+            lambda reply: {0: "wrote", 1: "known"}.get(reply[0]),
         )
         if check is not None:
             check.settle(reply)
@@ -286,7 +286,9 @@ class Store:
         try:
             index.listed(self.redis, game_id, created_ms, bots=status is not None and bool(status.bots), clocked=clocked)
             created = self._replicated(
-                game_id, self._create, [keys.log(game_id), keys.seed(game_id), keys.meta(game_id)], [seed, len(fields), *fields, *envelopes], bool
+                game_id, self._create, [keys.log(game_id), keys.seed(game_id), keys.meta(game_id)], [seed, len(fields), *fields, *envelopes],
+                # A create sent again is answered 1 too, having written nothing: taken as known.
+                lambda reply: "known" if reply else None,
             )
         except redis.RedisError:
             self._unlist_if_absent(game_id)
@@ -317,25 +319,34 @@ class Store:
         except redis.RedisError:
             pass
 
-    def _replicated(self, game_id: str, script: Any, script_keys: list[Any], args: list[Any], written: Any) -> Any:
-        """The script's reply, once enough replicas have what it wrote (`written(reply)`: it wrote,
-        or found its own write done before) when `replication` asks: NotReplicated if they did not
-        confirm it in time. Without replication, just the reply.
+    def _replicated(self, game_id: str, script: Any, script_keys: list[Any], args: list[Any], kind: Any) -> Any:
+        """The script's reply, once enough replicas have what it wrote, when `replication` asks:
+        NotReplicated if they did not confirm it in time. `kind(reply)` says what the script did:
+        "wrote", "known" (it found its own write done before: a command id answered as done,
+        perhaps by the very append that timed out waiting) or None (refused: nothing to wait for).
 
         WAIT waits for the writes its own connection sent, so it follows the script on one
-        connection in one round trip. A reply that wrote nothing (a command id answered as done,
-        perhaps by the very append that timed out waiting, or a create sent again) is followed by
-        a write that changes nothing, the game's row's `acked` mark, before the WAIT: Redis 7 counts
-        only a connection's own writes, and replicas take writes in order, so a replica that has
-        the mark has the command's events too."""
+        connection in one round trip. Redis 7 counts only a connection's own writes, so a "known"
+        answer is followed by a write that changes nothing, the game's row's `acked` mark, and a
+        WAIT for it: replicas take writes in order, so a replica that has the mark has the
+        command's events too."""
         if self.replication is None:
             return self._calls.script(script, script_keys, args)
         replicas, timeout_ms = self.replication
-        wait = ("WAIT", replicas, timeout_ms)
-        reply, confirmed = self._calls.script_then(script, script_keys, args, ("HSET", keys.meta(game_id), "acked", 1), wait)[::2]
-        if written(reply) and confirmed < replicas:
+        reply, confirmed = self._calls.script_then(script, script_keys, args, ("WAIT", replicas, timeout_ms))
+        done = kind(reply)
+        if done == "known":
+            self._wait_for_replicas(game_id)
+        elif done == "wrote" and confirmed < replicas:
             raise server.NotReplicated(confirmed, replicas, timeout_ms)
         return reply
+
+    def _wait_for_replicas(self, game_id: str) -> None:
+        """Returns once enough replicas have everything written before (see `_replicated`)."""
+        replicas, timeout_ms = self.replication
+        confirmed = self._calls.sequence([("HSET", keys.meta(game_id), "acked", 1), ("WAIT", replicas, timeout_ms)])[1]
+        if confirmed < replicas:
+            raise server.NotReplicated(confirmed, replicas, timeout_ms)
 
     def command(self, game_id: str, command_id: str) -> Appended | None:
         """What a command id appended, if it was seen (and, when `replication` asks, once enough
@@ -344,10 +355,7 @@ class Store:
         if raw is None:
             return None
         if self.replication is not None:
-            replicas, timeout_ms = self.replication
-            confirmed = self._calls.sequence([("HSET", keys.meta(game_id), "acked", 1), ("WAIT", replicas, timeout_ms)])[1]
-            if confirmed < replicas:
-                raise server.NotReplicated(confirmed, replicas, timeout_ms)
+            self._wait_for_replicas(game_id)
         first, count = (int(part) for part in raw.decode().split(":"))
         return Appended(first, count, duplicate=True)
 

@@ -1,11 +1,13 @@
 """Chaos: the log and the workers under racing writer processes, one command sent by many at once,
-Redis SIGKILLed under acknowledged appends, workers SIGKILLed while bot-only games run, and mutated
-replay files and move texts. Prints figures; asserts nothing. tests/reliability runs the same
+Redis SIGKILLed under acknowledged appends, workers SIGKILLed while bot-only games run, mutated
+replay files and move texts, and a Sentinel failover under writers through `pbm serve` and under
+workers (bench/failover.py). Prints figures; asserts nothing. tests/reliability runs the same
 scenarios, smaller, and asserts on their figures.
 
     python bench/chaos.py [--writers 16] [--attempts 400] [--senders 16] [--rounds 20]
                           [--redis-kills 20] [--policies everysec,always,no] [--held-kills 10]
                           [--worker-games 20] [--workers 3] [--mutations 20000]
+                          [--failovers 3] [--only-failovers]
 
 On the embedded Redis by default (a fresh one, deleted at the end); with REDIS_URL set, the writer
 and worker scenarios run on that server (every pbm and rq key there is deleted at the end, as the
@@ -700,6 +702,19 @@ def show(title: str, figures: dict[str, Any]) -> None:
     print(f"{title}: " + ", ".join(f"{name} {value}" for name, value in figures.items()), flush=True)
 
 
+def failovers(rounds: int) -> None:
+    """bench/failover.py's scenarios: writers through `pbm serve` and workers, on a master that a
+    Sentinel failover replaces (a master, a replica and three Sentinels started for each round)."""
+    from bench import failover
+
+    with tempfile.TemporaryDirectory(prefix="pbm-chaos-failover-") as home:
+        os.environ["PBM_HOME"] = home  # the seat links' key, shared with the server it starts
+        for round_ in range(rounds):
+            for min_replicas in (1, 0):
+                show(f"Sentinel failover under 4 writers through pbm serve, PBM_MIN_REPLICAS={min_replicas}, round {round_ + 1}", failover.failover(min_replicas))
+        show("Sentinel failover under 2 pbm workers playing 8 bot-only games, PBM_MIN_REPLICAS=1", failover.workers_through_failover(1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--writers", type=int, default=16)
@@ -712,7 +727,11 @@ def main() -> None:
     parser.add_argument("--worker-games", type=int, default=20)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--mutations", type=int, default=20_000, help="mutated replay files (and a tenth as many move texts)")
+    parser.add_argument("--failovers", type=int, default=3, help="Sentinel failovers under writers, with PBM_MIN_REPLICAS=1 and without")
+    parser.add_argument("--only-failovers", action="store_true", help="run the Sentinel failovers alone")
     options = parser.parse_args()
+    if options.only_failovers:
+        return failovers(options.failovers)
     url = os.environ.get("REDIS_URL")
     home = Path(tempfile.mkdtemp(prefix="pbm-chaos-"))
     env = {"PBM_HOME": str(home), **({"REDIS_URL": url} if url else {})}
@@ -732,6 +751,7 @@ def main() -> None:
         show("workers SIGKILLed", worker_kills(env, options.worker_games, options.workers, limit_s=900))
         show("mutated replay files", dict(fuzz_replay_files(Store(client), options.mutations)))
         show("mutated move texts", dict(fuzz_move_texts(Games(Store(client)), options.mutations // 10)))
+        failovers(options.failovers)
     finally:
         if url:
             for pattern in (f"{keys.PREFIX}:*", "rq:*"):

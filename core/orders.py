@@ -125,16 +125,17 @@ class Context:
     view: Mapping[str, Any]
 
 
-def parse_orders(items: Sequence[Any], context: Context, ids: Sequence[str] = ()) -> list[Order]:
+def parse_orders(items: Sequence[Any], context: Context, ids: Sequence[str] = (), first_number: int = 1) -> list[Order]:
     """A seat's whole list of orders from texts (str) or JSON forms (dict), checked; BadOrder naming
-    the first bad one. `ids`: fresh ids for orders given without one, in order."""
+    the first bad one (by its place in the list: `first_number` for the first of `items`). `ids`:
+    fresh ids for orders given without one, in order."""
     if not isinstance(items, (list, tuple)):
         raise BadOrder("orders are a list")
     if len(items) > MAX_ORDERS:
         raise BadOrder(f"{len(items)} orders: a seat may leave at most {MAX_ORDERS}")
     fresh = iter(ids)
     orders, seen = [], set()
-    for number, item in enumerate(items, 1):
+    for number, item in enumerate(items, first_number):
         try:
             order = parse_order(item, context, None)
             if not order.id:
@@ -311,7 +312,7 @@ def chain_broken(chain: Sequence[tuple[int, str]], since: Sequence[tuple[int, st
     """Why the chain can never match the moves played since (a move differs), or None."""
     for (seat, wanted), (played_by, played) in zip(chain, since):
         if (seat, wanted) != (played_by, played):
-            return f"it waited for seat {seat} to {wanted}, and seat {played_by} played {played}"
+            return f"it waited for seat {seat} to {wanted}, and seat {played_by}'s move was {played}"
     return None
 
 

@@ -20,6 +20,7 @@ from core.orders import MAX_ORDERS, BadOrder, Context, Order, from_stored, parse
 from events import keys
 
 if TYPE_CHECKING:
+    from core.table import Table
     from events.commands import Games
     from events.store import Store
 
@@ -103,16 +104,12 @@ def leave(games: Games, game_id: str, seat: int, items: Sequence[Any]) -> list[O
     seat holds, and the same move, conditions and chain, is kept as it was (its chain still counts
     from when it was first left). Then the game settles: a seat to act now whose order can fire
     plays it at once. Returns the orders the seat holds after that."""
-    table = games.table(game_id)
-    table.check_seat(seat)
-    if table.outcome is not None:
-        raise BadOrder(f"game {game_id} is over: it takes no orders")
+    table = open_for_orders(games, game_id, seat)
     if not isinstance(items, (list, tuple)):
         raise BadOrder("orders are a list")
     if len(items) > MAX_ORDERS:
         raise BadOrder(f"{len(items)} orders: a seat may leave at most {MAX_ORDERS}")
-    context = Context(table.game, table.players, seat, table.view(seat))
-    parsed = parse_orders(items, context, ids=[fresh_id() for _ in items])
+    parsed = parse_orders(items, context_of(table, seat), ids=[fresh_id() for _ in items])
     store = Orders(games.store)
     held = {order.id: order for order in store.read(game_id, seat)}
     kept = []
@@ -120,8 +117,60 @@ def leave(games: Games, game_id: str, seat: int, items: Sequence[Any]) -> list[O
         old = held.get(order.id)
         same = old is not None and (old.move, old.when, old.after) == (order.move, order.when, order.after)
         kept.append(old if same else order)
-    store.replace(game_id, seat, kept)
-    if kept and seat in table.to_act:
+    return stored(games, game_id, seat, table, kept)
+
+
+def add(games: Games, game_id: str, seat: int, item: Any) -> list[Order]:
+    """One order more, after those the seat holds (which stay as they are, unparsed): the seat's
+    page adds them one at a time. BadOrder naming it (by its place in the list) and nothing
+    changed if it is bad or the list is full."""
+    table = open_for_orders(games, game_id, seat)
+    held = Orders(games.store).read(game_id, seat)
+    if len(held) >= MAX_ORDERS:
+        raise BadOrder(f"you hold {len(held)} orders: a seat may leave at most {MAX_ORDERS} (remove one first)")
+    (order,) = parse_orders([item], context_of(table, seat), ids=[fresh_id()], first_number=len(held) + 1)
+    return stored(games, game_id, seat, table, [*held, order])
+
+
+REARRANGE = ("remove", "up", "down")
+
+
+def rearrange(games: Games, game_id: str, seat: int, order_id: str, how: str) -> list[Order]:
+    """Take one of the seat's orders off (`remove`), or move it one place earlier (`up`) or later
+    (`down`) in its list: the first that fires is the first in the list. BadOrder if the seat holds
+    no order of that id (fired or dropped meanwhile)."""
+    if how not in REARRANGE:
+        raise BadOrder(f"an order is moved {', '.join(REARRANGE)}, not {how[:20]!r}")
+    table = open_for_orders(games, game_id, seat)
+    held = Orders(games.store).read(game_id, seat)
+    place = next((n for n, order in enumerate(held) if order.id == order_id), None)
+    if place is None:
+        raise BadOrder("you hold no such order now: it has fired, or been dropped or taken off")
+    order = held.pop(place)
+    if how != "remove":
+        held.insert(max(0, place - 1) if how == "up" else min(len(held), place + 1), order)
+    return stored(games, game_id, seat, table, held)
+
+
+def open_for_orders(games: Games, game_id: str, seat: int) -> Table:
+    """The game's table, if `seat` is one of its seats and it still takes orders (BadOrder if over)."""
+    table = games.table(game_id)
+    table.check_seat(seat)
+    if table.outcome is not None:
+        raise BadOrder(f"game {game_id} is over: it takes no orders")
+    return table
+
+
+def context_of(table: Table, seat: int) -> Context:
+    return Context(table.game, table.players, seat, table.view(seat))
+
+
+def stored(games: Games, game_id: str, seat: int, table: Table, orders: Sequence[Order]) -> list[Order]:
+    """`orders` as the seat's whole list; then the game settles (a seat to act now whose order can
+    fire plays it at once). Returns the orders the seat holds after that."""
+    store = Orders(games.store)
+    store.replace(game_id, seat, orders)
+    if orders and seat in table.to_act:
         games.settle(game_id)
     return store.read(game_id, seat)
 
@@ -130,4 +179,3 @@ def clear(games: Games, game_id: str, seat: int) -> None:
     """Take all of `seat`'s orders off (its notes stay, for its report)."""
     games.table(game_id).check_seat(seat)
     Orders(games.store).replace(game_id, seat, [])
-

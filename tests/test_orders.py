@@ -102,7 +102,7 @@ def test_a_broken_chain_drops_the_order(games: Games, store: Store):
     games.submit(game_id, now, played, command_id="hand:1")
     assert Orders(store).read(game_id, after) == []
     [note] = Orders(store).notes(game_id, after)
-    assert note["why"] == f"it waited for seat {now} to {other_card}, and seat {now} played {played}"
+    assert note["why"] == f"it waited for seat {now} to {other_card}, and seat {now}'s move was {played}"
 
 
 def test_a_matching_chain_fires(games: Games, store: Store):

@@ -34,8 +34,10 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from starlette.concurrency import run_in_threadpool
 
 import core
+from core.orders import MAX_ORDERS, is_order_text
 from events.server import RedisUnavailable, explain
 from events import keys
+from events import orders as standing_orders
 from events.joining import open_seats_of
 from events.seats import normal
 from events.store import Conflict
@@ -76,7 +78,10 @@ NOTICES = {
     "stale": "Someone moved first: your move was not played. Here is the table now.",
     "vacation": "Your vacation has begun: your clock is stopped until it ends.",
     "salted": "Your salt is in: the cards are dealt once every player's is.",
+    "orders": "Your standing orders are saved.",
+    "orders cleared": "Your standing orders are all taken off.",
 }
+ORDER_FIELD_CHARS = 300  # more than an order may be: core.orders refuses a longer one by its own limit
 EVENTS_POLL_S = 1.0
 EVENTS_STREAM_S = 300  # a stream ends after this long; the browser's EventSource reconnects
 EVENTS_KEEPALIVE_S = 15
@@ -211,7 +216,24 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str]) -> str:
         refused_move=(said.get("move") or "")[:200] or None,
         refused_at=(said.get("at") or "")[:40] or None,
         review_url=seat_cookie.review_path(game_id, access.seat),
+        plan=plan_of(access, table, me["orders"]),
     )
+
+
+def plan_of(access: SeatAccess, table: core.Table, orders: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """What the page's "Plan ahead" shows: the seat's standing orders, the game's conditions (as
+    `pbm rules` lists them) and the notes of the seat's orders dropped (the newest first); None
+    once the game is over."""
+    if table.outcome is not None:
+        return None
+    notes_held = standing_orders.Orders(access.server.games.store).notes(access.game_id, access.seat)
+    return {
+        "orders": orders,
+        "conditions": list(getattr(table.game.conditions, "CONDITIONS", ())),
+        "dropped": [turn_report.dropped_line(note) for note in reversed(notes_held)],
+        "full": len(orders) >= MAX_ORDERS,
+        "url": seat_cookie.seat_path(access.game_id, access.seat) + "/orders",
+    }
 
 
 def vacation_of(me: Mapping[str, Any], table: core.Table) -> dict[str, Any] | None:
@@ -337,10 +359,44 @@ async def post_salt(game_id: str, seat: int, request: Request) -> Response:
     return await seat_form(request, game_id, seat, "salt", give, notice="salted")
 
 
+@router.post(SEAT_PAGE + "/orders")
+async def post_orders(game_id: str, seat: int, request: Request) -> Response:
+    """The page's "Plan ahead" forms (`do`): `add` one order (its move, an optional condition and
+    `after` chain, composed into the order's text form and read by core.orders' one parser, as PUT
+    /api/me/orders and mail read theirs), `remove`, `up` or `down` one by its `id`, or `clear` them
+    all (events.orders)."""
+
+    def change(server: Server, access: SeatAccess, first: Mapping[str, str]) -> str | None:
+        games, how = server.games, first.get("do", "")
+        if how == "add":
+            standing_orders.add(games, access.game_id, access.seat, order_text(first))
+        elif how == "clear":
+            standing_orders.clear(games, access.game_id, access.seat)
+            return "orders cleared"
+        else:
+            standing_orders.rearrange(games, access.game_id, access.seat, first.get("id", "")[:40], how[:20])
+        return None
+
+    return await seat_form(request, game_id, seat, "orders", change, notice="orders")
+
+
+def order_text(first: Mapping[str, str]) -> str:
+    """An order's text form from the page's fields: `move`, then `when` (a condition, "if" or not)
+    and `after` (a chain, `1 play 3Su, 2 play 4Su`), each optional. A whole order typed into the
+    move field (`if Winter is led: play 9Wi`, as a mail has it) is taken as it is."""
+    move, when, after = (first.get(name, "").strip()[:ORDER_FIELD_CHARS] for name in ("move", "when", "after"))
+    if not when and not after and is_order_text(move):
+        return move
+    when = when[3:].strip() if when[:3].lower() == "if " else when
+    after = after[6:].strip() if after[:6].lower() == "after " else after
+    head = " ".join(part for part in (after and f"after {after}", when and f"if {when}") if part)
+    return f"{head or 'next'}: {move}"
+
+
 async def seat_form(request: Request, game_id: str, seat: int, form: str, act: Any, notice: str) -> Response:
     """A form of the page other than a move: by the seat's cookie, counted as a move is (a form
     posted in a loop gets 429), refused from another site, then `act`; back to the page (303)
-    with `notice` (NOTICES) or the refusal drawn in that form."""
+    with `notice` (NOTICES), or the one `act` answers, or the refusal drawn in that form."""
     server = current(request)
 
     def refused(reason: str) -> Response:
@@ -355,10 +411,10 @@ async def seat_form(request: Request, game_id: str, seat: int, form: str, act: A
     if stopped is not None:
         return refused(stopped)
     try:
-        act(server, access, first)
+        said = await run_in_threadpool(act, server, access, first)
     except (core.SetupError, core.IllegalMove) as refusal:
         return refused(str(refusal))
-    return back_to_page(server, game_id, seat, {"notice": notice})
+    return back_to_page(server, game_id, seat, {"notice": said or notice})
 
 
 @router.get(SEAT_PAGE + "/events")

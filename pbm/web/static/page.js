@@ -15,8 +15,8 @@
   }
 
   function choosing() {
-    const form = document.activeElement && document.activeElement.closest("form.compose, form.vacation");
-    return form !== null && form.querySelector("input:checked, input[type=number]:not(:placeholder-shown)") !== null;
+    const form = document.activeElement && document.activeElement.closest("form.compose, form.vacation, form.orders-add");
+    return form !== null && form.querySelector("input:checked, input[type=number]:not(:placeholder-shown), input[type=text]:not(:placeholder-shown)") !== null;
   }
 
   // One redraw at a time; a request for another while one runs is served once it ends.

@@ -115,6 +115,35 @@ def same_move(game: core.Game, played: str | None, move: str) -> bool:
         return False
 
 
+@attrs.frozen
+class Command:
+    """One command of an append: whose, its move and ids, its events and the state they lead to."""
+
+    seat: int | None
+    move: str | None
+    command_id: str | None
+    origin: str | None
+    events: list[Any]
+    state: Any
+
+
+def forced_run(table: Table, new_events: list[Any], state: Any) -> list[Command]:
+    """The forced moves (core.orders.forced_move: a person's only legal move) that follow
+    `new_events` on `table`, one after the other, decided on a copy: the table is not changed."""
+    probe = table.copy()
+    probe.advance(new_events, state)
+    run = []
+    for _ in range(FOLLOW_UPS):
+        forced = forced_move(probe)
+        if forced is None:
+            break
+        seat, move = forced
+        events, after = probe.decided(seat, move)
+        run.append(Command(seat, move, forced_command_id(probe.seq, seat), "forced", events, after))
+        probe.advance(events, after)
+    return run
+
+
 class GameBusy(RedisUnavailable):
     """A call on a game that waited too long for the game's lock: the call holding it has been
     waiting on Redis as long as Redis may take to answer (events.server.command_timeout)."""
@@ -164,6 +193,7 @@ class Games:
         self._tables: OrderedDict[str, tuple[Table, bytes]] = OrderedDict()
         self._cache_size = cache_size
         self._locks = [threading.RLock() for _ in range(LOCK_STRIPES)]
+        self._settings: dict[str, str] = {}  # game id -> its forced_moves setting (_forced_setting)
         self.lock_timeout_s = server.command_timeout()
 
     def create(
@@ -216,7 +246,8 @@ class Games:
                     raise
                 continue
             self._remember(new_id, table, sealed[-1].hash)
-            self._follow_up(new_id, table, sealed[-1].hash, None, forced_moves)
+            self._settings[new_id] = forced_moves
+            self._follow_up(new_id, table, sealed[-1].hash, None, forced_moves, forced_pending=True)
             return new_id
 
     def busy(self, game_id: str) -> bool:
@@ -309,7 +340,7 @@ class Games:
         a process that died between an append and its follow-ups: the deadline's look runs this
         before it times a seat out."""
         table, last_hash = self._load(game_id)
-        self._follow_up(game_id, table, last_hash, None, self.store.forced_moves(game_id), self.store.orders_held(game_id))
+        self._follow_up(game_id, table, last_hash, None, self.store.forced_moves(game_id), self.store.orders_held(game_id), forced_pending=True)
         return table.seq
 
     @one_game_at_a_time
@@ -399,20 +430,35 @@ class Games:
         raise conflict
 
     def _write(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None, origin=None) -> Submitted:
-        """Append one command's events with the row they lead to; then keep the index, the table
-        and its snapshot up to date, play what follows without a choice, and dispatch. Conflict
-        (nothing appended) if the log moved on."""
-        written, appended = self._append(game_id, table, last_hash, new_events, state, seat, move, command_id, check, origin)
+        """Append one command's events with the row they lead to, and the forced moves that follow
+        it in the same append; then keep the index, the table and its snapshot up to date, fire the
+        orders that follow, and dispatch. Conflict (nothing appended) if the log moved on."""
+        written, appended, last_hash = self._append(game_id, table, last_hash, new_events, state, seat, move, command_id, check, origin,
+                                                    forced_moves=self._forced_setting(game_id))
         if not written.duplicate:
-            self._follow_up(game_id, table, written.events[-1].hash, appended.reach, appended.forced_moves, appended.orders)
+            self._follow_up(game_id, table, last_hash, appended.reach, appended.forced_moves, appended.orders)
         return written
 
-    def _follow_up(self, game_id: str, table: Table, last_hash: bytes, reach: tuple[int, ...] | None, forced_moves: str | None, orders: bool = False) -> None:
-        """After an append: while a person's seat to act has one legal move (and the row says
-        "auto"), play it for them, command id `forced:<seq>:<seat>`, origin "forced"; else, while
-        a person's seat to act holds a standing order that fires (events/orders.py, core/orders.py),
-        play it, command id `order:<id>:<seq>`, origin "order", the order taken off in the same
-        append; then dispatch once, for the state where the game waits on a choice.
+    def _forced_setting(self, game_id: str) -> str:
+        """The game's forced_moves setting, as its row has it (set once, at creation): read once per
+        process and game, since an append must know it before it is sent (its forced moves go in it)."""
+        setting = self._settings.get(game_id)
+        if setting is None:
+            if len(self._settings) > 4 * self._cache_size:
+                self._settings.clear()
+            setting = self._settings[game_id] = self.store.forced_moves(game_id) or "auto"
+        return setting
+
+    def _follow_up(self, game_id: str, table: Table, last_hash: bytes, reach: tuple[int, ...] | None, forced_moves: str | None,
+                   orders: bool = False, forced_pending: bool = False) -> None:
+        """After an append: while a person's seat to act holds a standing order that fires
+        (events/orders.py, core/orders.py), play it, command id `order:<id>:<seq>`, origin "order",
+        the order taken off and the forced moves it leads to played in the same append; then
+        dispatch once, for the state where the game waits on a choice.
+
+        The forced moves that follow an append are in it (`_append`); `forced_pending`: the state
+        may call for one already (a new game, or a process that died between an append and its
+        forced move, which `settle` finds), played first, command id `forced:<seq>:<seat>`.
 
         Here, in the command path, rather than in a job the dispatcher queues: the moves follow
         from the state alone, cost no search, and need no worker (a game at the terminal has
@@ -422,7 +468,7 @@ class Games:
         that writer's own follow-up looks at the state it made.
         """
         for _ in range(FOLLOW_UPS):
-            forced = None if forced_moves == "ask" else forced_move(table)
+            forced = forced_move(table) if forced_pending and forced_moves != "ask" else None
             consume = None
             if forced is not None:
                 seat, move = forced
@@ -435,14 +481,14 @@ class Games:
                 command_id, origin, consume = order_command_id(order_id, table.seq), "order", (seat, order_id)
             try:
                 new_events, state = table.decided(seat, move)
-                written, appended = self._append(game_id, table, last_hash, new_events, state, seat, move, command_id, None, origin, consume)
+                written, appended, last_hash = self._append(game_id, table, last_hash, new_events, state, seat, move, command_id, None, origin, consume, forced_moves)
             except OrderGone:
                 continue  # cleared or fired meanwhile: look at the seat's orders again
             except (Conflict, NotPlayable):
                 return  # another writer moved on (it dispatches what it made), or the game cannot be played
             if written.duplicate:
                 return  # another process played it: it follows up and dispatches
-            last_hash, reach = written.events[-1].hash, appended.reach
+            reach, forced_pending = appended.reach, False  # its forced moves came with it
         self._dispatch(game_id, table, reach)
 
     def _order_to_fire(self, game_id: str, table: Table) -> tuple[int, str, str] | None:
@@ -466,15 +512,33 @@ class Games:
             store.drop(game_id, seat, gone, table.seq)
         return None if fired is None else (fired.seat, fired.move, fired.order.id)
 
-    def _append(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None, origin=None, consume=None) -> tuple[Submitted, Appended]:
-        """One command's append, as `_write` describes it, without what follows it."""
-        sealed, raws = self._seal(game_id, table.seq, last_hash, new_events, seat, move, command_id, origin)
-        waiting = bool(table.waiting_for_salts) and not any(isinstance(event, core.SaltsClosed) for event in new_events)
-        status = status_of(table.game, state, bots_after(table.bots, new_events), sealed[0].time_ms, waiting)
+    def _append(self, game_id, table, last_hash, new_events, state, seat, move, command_id, check=None, origin=None, consume=None,
+                forced_moves: str | None = "ask") -> tuple[Submitted, Appended, bytes]:
+        """One command's append, as `_write` describes it, without the orders that follow it; with
+        `forced_moves` other than "ask", the forced moves it leads to (forced_run) come in the same
+        append, each under its own command id. So no reader ever sees a person's turn that is
+        about to be played for them: between a move and its forced follow-up there is no state
+        to see. Returns what the first command appended (a repeat of its id answers that alone),
+        the store's answer, and the last hash now."""
+        commands = [Command(seat, move, command_id, origin, new_events, state)]
+        if forced_moves != "ask":
+            commands += forced_run(table, new_events, state)
+        sealed, raws, follows = [], [], []
+        seq, prev = table.seq, last_hash
+        for command in commands:
+            if command is not commands[0]:
+                follows.append((command.command_id, seq, len(command.events)))
+            envelopes, wire = self._seal(game_id, seq, prev, command.events, command.seat, command.move, command.command_id, command.origin)
+            sealed += envelopes
+            raws += wire
+            seq, prev = seq + len(envelopes), envelopes[-1].hash
+        events = [event for command in commands for event in command.events]
+        waiting = bool(table.waiting_for_salts) and not any(isinstance(event, core.SaltsClosed) for event in events)
+        status = status_of(table.game, commands[-1].state, bots_after(table.bots, events), sealed[0].time_ms, waiting)
         # The index is in other slots than the game: entries are added before the append and
         # removed after it, so a crash in between leaves one too many, which readers drop.
         ends = status.outcome is not None
-        seats_bots = bool(status.bots) and any(isinstance(event, core.BotsSeated) for event in new_events)
+        seats_bots = bool(status.bots) and any(isinstance(event, core.BotsSeated) for event in events)
         if check is not None and (ends or seats_bots):
             check.run()  # first then: a refused seat token writes nothing, not even an index entry
         if ends:
@@ -483,7 +547,7 @@ class Games:
             index.listed(self.store.redis, game_id, status.since_ms, bots=True)
         # The script itself recognises a known command id (HSETNX), also on a conflict.
         try:
-            appended = self.store.append(game_id, table.seq, raws, command_id, status, check, consume)
+            appended = self.store.append(game_id, table.seq, raws, command_id, status, check, consume, follows)
         except Conflict as lost:
             if lost.actual < table.seq:
                 # A log shorter than this table: it lost events this table has (a Redis restarted
@@ -492,17 +556,20 @@ class Games:
                 self._tables.pop(game_id, None)
             raise
         if appended.duplicate:
-            return self._read_done(game_id, appended.first, appended.count), appended
+            return self._read_done(game_id, appended.first, appended.count), appended, last_hash
+        if appended.forced_moves:
+            self._settings[game_id] = appended.forced_moves
         if status.outcome is not None:
             index.ended(self.store.redis, [game_id])
-        table.advance(new_events, state)
+        for command in commands:
+            table.advance(command.events, command.state)
         # The advanced table and its new hash are kept together before anything else can fail: a
         # snapshot write that raised in between left the cached table ahead of its hash, and the
         # next move was sealed on the old one (a broken chain, found by bench/chaos.py's Redis kills).
         self._remember(game_id, table, sealed[-1].hash)
         if table.seq // snapshots.EVERY > appended.first // snapshots.EVERY:
             self.store.save_snapshot(game_id, snapshots.encode(table, sealed[-1].hash))
-        return Submitted(appended.first, sealed, duplicate=False), appended
+        return Submitted(appended.first, sealed[: len(new_events)], duplicate=False), appended, sealed[-1].hash
 
     def reindex(self) -> tuple[int, list[tuple[str, str]]]:
         """Rebuild every game's row and the index from the logs (the logs are the truth); returns
@@ -615,6 +682,7 @@ class Games:
         """A cold read: from the game's snapshot if the log still has its hash at its seq (then
         only the events after it are read), else the whole log."""
         first_raw, snapshot_raw, seed = self.store.opening(game_id)
+        self._settings.pop(game_id, None)  # another log than the one held (or none): its row is read again
         if first_raw is None:
             raise UnknownGame(game_id)
         first = envelope.decode(first_raw)

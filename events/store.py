@@ -21,14 +21,17 @@ if TYPE_CHECKING:
 
 # KEYS: log, commands, unverified, meta. ARGV: expected seq, command id ('' for none), n, then n
 # row fields and values (the state the events lead to, written beside them: never a row ahead of or
-# behind its log), then the envelopes' bytes. A move that carries a seat token's check
+# behind its log), then k, then k pairs (command id, "seq:count") of the commands that follow the
+# first in the same append (the forced moves it led to, events.commands), then the envelopes' bytes.
+# A move that carries a seat token's check
 # (events.seats.TokenCheck) adds its two keys and its four arguments at the ends: it runs first,
 # and a refusal ({4} or {5, count}, events.seats.CHECK_LUA) appends nothing.
 # A standing order's firing (events/orders.py) adds the seat's orders key as KEYS[5] and the order's
 # id as the last argument: the order is taken off in the same script, and an order no longer there
 # (fired by another process, or cleared by its seat) appends nothing: {6}.
 # Returns {0, next seq, reach, forced_moves, orders} appended | {1, first, count} a known command
-# id | {2, current seq} conflict | {3} a game imported unverified, never played | {6} order gone.
+# id (the first command's own events) | {2, current seq} conflict | {3} a game imported
+# unverified, never played | {6} order gone.
 # The success path costs four calls: XLEN, HSETNX (which is also the duplicate check), XADD, HSET.
 # An append whose first envelope is already at the expected seq, byte for byte, is this very
 # append sent again (redis-py resends a command whose reply a dropped connection lost): answered
@@ -46,7 +49,11 @@ if redis.call('EXISTS', KEYS[3]) == 1 then return {3} end
 local first = redis.call('XLEN', KEYS[1])
 local command_id = ARGV[2]
 local fields = tonumber(ARGV[3])
-local count = #ARGV - 3 - fields - checked - consumed
+local follows = tonumber(ARGV[4 + fields])
+local at = 4 + fields + 2 * follows  -- the envelopes are ARGV[at + 1] on
+local count = #ARGV - at - checked - consumed
+local own = count  -- the first command's events: up to the first that follows it
+if follows > 0 then own = tonumber(string.match(ARGV[6 + fields], '^(%d+)')) - tonumber(ARGV[1]) end
 if first ~= tonumber(ARGV[1]) then
   local done = command_id ~= '' and redis.call('HGET', KEYS[2], command_id)
   if done then
@@ -54,19 +61,22 @@ if first ~= tonumber(ARGV[1]) then
     return {1, tonumber(seq), tonumber(n)}
   end
   local there = redis.call('XRANGE', KEYS[1], ARGV[1] .. '-1', ARGV[1] .. '-1')[1]
-  if there and there[2][2] == ARGV[4 + fields] then return {1, tonumber(ARGV[1]), count} end
+  if there and there[2][2] == ARGV[at + 1] then return {1, tonumber(ARGV[1]), own} end
   return {2, first}
 end
 if consumed == 1 and redis.call('HEXISTS', KEYS[5], ARGV[#ARGV]) == 0 then return {6} end
 if command_id ~= '' then
-  if redis.call('HSETNX', KEYS[2], command_id, first .. ':' .. count) == 0 then
+  if redis.call('HSETNX', KEYS[2], command_id, first .. ':' .. own) == 0 then
     local seq, n = string.match(redis.call('HGET', KEYS[2], command_id), '(%d+):(%d+)')
     return {1, tonumber(seq), tonumber(n)}
   end
 end
+for j = 1, follows do
+  redis.call('HSET', KEYS[2], ARGV[3 + fields + 2 * j], ARGV[4 + fields + 2 * j])
+end
 if consumed == 1 then redis.call('HDEL', KEYS[5], ARGV[#ARGV]) end
 for i = 1, count do
-  redis.call('XADD', KEYS[1], (first + i - 1) .. '-1', 'e', ARGV[i + 3 + fields])
+  redis.call('XADD', KEYS[1], (first + i - 1) .. '-1', 'e', ARGV[i + at])
 end
 if fields > 0 then
   redis.call('HSET', KEYS[4], 'seq', first + count, unpack(ARGV, 4, 3 + fields))
@@ -228,9 +238,12 @@ class Store:
         status: Status | None = None,
         check: TokenCheck | None = None,
         consume: tuple[int, str] | None = None,
+        follows: Sequence[tuple[str, int, int]] = (),
     ) -> Appended:
         """Append all or nothing at `expected_seq`, with the game's new `status` in its row; a known
-        command id appends nothing again. With a seat token's `check`, the check runs first, in the
+        command id appends nothing again. `follows`: (command id, seq, count) of the commands whose
+        events come after the first command's in `envelopes` (the forced moves it led to), each
+        recorded under its own id; `command_id` and a repeat of it name the first command's alone. With a seat token's `check`, the check runs first, in the
         same script (NotASeat or OverAllowance, and nothing appended, if it refuses). With
         `consume` (seat, order id), a standing order that fires: taken off the seat's orders in the
         same script, and OrderGone (nothing appended) if it is no longer there."""
@@ -242,11 +255,12 @@ class Store:
         check = None if check is None or check.done else check  # a check runs once
         extra_keys = [keys.orders(game_id, consume[0])] if consume else list(check.keys if check else ())
         extra_args = [consume[1]] if consume else list(check.args if check else ())
+        followed = [part for follow_id, seq, count in follows for part in (follow_id, f"{seq}:{count}")]
         reply = self._replicated(
             game_id,
             self._append,
             [keys.log(game_id), keys.commands(game_id), keys.unverified(game_id), keys.meta(game_id), *extra_keys],
-            [expected_seq, command_id or "", len(fields), *fields, *envelopes, *extra_args],
+            [expected_seq, command_id or "", len(fields), *fields, len(follows), *followed, *envelopes, *extra_args],
             lambda reply: {0: "wrote", 1: "known"}.get(reply[0]),
         )
         if check is not None:

@@ -170,3 +170,74 @@ def test_the_audit_names_a_forced_move_as_such(games: Games, store: Store):
     assert report.ok
     [row] = [line for line in text.splitlines() if "`play 1Sp`" in line]
     assert "(forced: the seat's only legal move, played by pbm)" in row and row.endswith("| yes |")
+
+
+class Watched(Store):
+    """The real store, noting the log's length after each append: every state a reader of the log
+    (another process's page, its event stream) could ever be shown."""
+
+    def __init__(self, client) -> None:
+        super().__init__(client)
+        self.lengths: list[int] = []
+
+    def append(self, game_id, expected_seq, envelopes, *args, **kwargs):
+        appended = super().append(game_id, expected_seq, envelopes, *args, **kwargs)
+        if not appended.duplicate:
+            self.lengths.append(appended.first + appended.count)
+        return appended
+
+
+@pytest.mark.parametrize("slug", ["holly-oak", "holidays"])
+def test_no_reader_ever_sees_a_turn_that_is_about_to_be_played_for_its_seat(redis_client, slug: str):
+    # The race the whole-game browser test found: a forced move was an append of its own after the
+    # move that led to it, so a page redrawn in between (another process's move: a bot's, a mail's)
+    # offered a turn whose only move was being played, and its click got a 409. Now the forced moves
+    # are in the append of the move that led to them: no state between them is ever in the log.
+    store = Watched(redis_client)
+    games = Games(store)
+    rng = random.Random(5)
+    forced = 0
+    for seed in range(2):
+        game_id = games.create(slug, 3, seed=seed)
+        store.lengths.clear()  # the creation's own forced lead is a follow-up of its own (nobody holds a link yet)
+        for _ in range(150):  # enough moves for many forced ones; a whole game of Holidays is long
+            if (table := games.table(game_id)).outcome is not None:
+                break
+            seat = table.to_act[0]
+            games.submit(game_id, seat, rng.choice(table.legal_moves(seat)), command_id=f"hand:{table.seq}:{seat}")
+        envelopes = store.read(game_id)
+        events = [env.event for env in envelopes]
+        forced += sum(env.origin == "forced" for env in envelopes)
+        shown, at = core.replay_table(slug, events[: store.lengths[0]]), store.lengths[0]
+        for length in store.lengths:
+            shown.extend(events[at:length])
+            at = length
+            assert forced_move(shown) is None, (seed, length)  # no log a reader gets calls for a forced move
+        # Each forced move keeps its own command id: another process that finds it appends nothing.
+        for env in envelopes:
+            if env.origin == "forced":
+                done = store.command(game_id, env.command_id)
+                assert done.first == env.seq and done.count >= 1
+    assert forced > 10  # the games had forced moves to fold
+
+
+def test_a_move_and_its_forced_follow_up_are_one_append_and_its_repeat_answers_the_move_alone(games: Games, store: Store):
+    game_id = games.create("holly-oak", 3, seed=3)
+    for _ in range(200):
+        table = games.table(game_id)
+        seat = table.to_act[0]
+        move = table.legal_moves(seat)[0]
+        length = store.length(game_id)
+        submitted = games.submit(game_id, seat, move, command_id=f"web:{seat}:{table.seq}")
+        after = store.read(game_id, length)
+        if any(env.origin == "forced" for env in after):
+            break
+    else:
+        pytest.fail("no forced move followed a move in 200")
+    [first_forced] = [env for env in after if env.origin == "forced"][:1]
+    assert [env.seq for env in submitted.events] == list(range(length, first_forced.seq))  # the move's own events
+    assert store.command(game_id, f"web:{seat}:{table.seq}").count == first_forced.seq - length
+    again = games.submit(game_id, seat, move, command_id=f"web:{seat}:{table.seq}")
+    assert again.duplicate and [env.seq for env in again.events] == [env.seq for env in submitted.events]
+    assert Games(store).settle(game_id) == store.length(game_id)  # another process finds nothing left to play
+    assert verify(Log(f"game {game_id}", store.read(game_id))).ok

@@ -226,10 +226,10 @@ def check_accessible(page) -> None:
 
 @pytest.mark.parametrize("slug", list(GAMES))
 def test_two_people_play_a_whole_game_by_clicking(browser, site, slug):
-    # Every move by a click, the only ones too: with forced moves played by pbm, a page redrawn
-    # between a move and the forced move that follows it shows a turn already being played, and a
-    # click there is refused as stale (409): a real race, in docs/orders.md, not this test's subject.
-    created = new_game(site, slug, GAMES[slug], forced_moves="ask")
+    # With forced moves played by pbm (the default): a page never shows a turn whose only move is
+    # about to be played for it, since the forced moves are in the append of the move that led to
+    # them (a bot's, made by the worker); every turn a page offers is a choice, and its click plays.
+    created = new_game(site, slug, GAMES[slug])
     links = [seat["url"] for seat in created["seats"] if "url" in seat]
     contexts = [browser.new_context(viewport={"width": 1100, "height": 900}) for _ in links]
     pages = [context.new_page() for context in contexts]
@@ -473,3 +473,72 @@ def test_the_pages_give_their_salts_made_in_the_browser_and_the_cards_are_dealt(
         assert page.locator("form.salt").count() == 0
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("javascript", [True, False], ids=["js", "no-js"])
+def test_orders_left_through_plan_ahead_fire_at_the_seats_turn(browser, site, redis_client, javascript):
+    """A seat waiting for its turn leaves orders through its page's Plan ahead (one refused in a
+    line first, one moved up), the others play on through the API, and at the seat's turn its
+    first order that is legal is played for it, through the command path, with no click: its page
+    (redrawn live, with JavaScript) shows the move in the story and one order fewer."""
+    from events.store import Store
+
+    created = new_game(site, "holly-oak", [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}])
+    game_id = created["game_id"]
+    headers = {s["seat"]: {"Authorization": f"Bearer {s['token']}"} for s in created["seats"]}
+    views = {seat: httpx.get(f"{site}/api/me", headers=h).json()["view"] for seat, h in headers.items()}
+    (mover,) = views[0]["to_act"]
+    planner = next(s for s in created["seats"] if s["seat"] == (mover + 1) % 3)  # the last of the first trick (1Sp led at creation)
+    seat, hand = planner["seat"], views[planner["seat"]]["hand"]
+    context = browser.new_context(java_script_enabled=javascript, viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto(planner["url"])
+    plan = page.locator("section.plan")
+    assert "You hold no orders." in plan.inner_text() and "I lead" in plan.locator("details.conditions").text_content()
+    form = plan.locator("form.orders-add")
+
+    def add(move: str, when: str = "") -> None:
+        form.get_by_label("Move").fill(move)
+        form.get_by_label("if (optional)").fill(when)
+        form.get_by_role("button", name="Add order").click()
+        page.wait_for_load_state()
+
+    add(f"play {hand[0]}", "Snow falls")
+    refusal = plan.locator(".refusal").inner_text()
+    assert refusal.startswith("Not changed: order 1 (`if Snow falls: play") and "unknown condition 'Snow falls'" in refusal
+    assert "\n" not in refusal and "You hold no orders." in plan.inner_text()
+    for card in reversed(hand):  # every card: whatever is led, one of them is legal
+        add(f"play {card}")
+    assert "Your standing orders are saved." in page.locator(".notice").inner_text()
+    plan.get_by_role("button", name=f"move order {len(hand)} up").click()
+    page.wait_for_load_state()
+    texts = plan.locator("ol.orders code").all_inner_texts()
+    assert texts == [f"next: play {card}" for card in [*reversed(hand[2:]), hand[0], hand[1]]]
+    assert not re.search(r"play|next", page.url.split("/play/g/", 1)[1])  # nothing of an order in the address
+    check_accessible(page)
+    page.screenshot(path=str(ARTIFACTS / f"holly-oak-plan-ahead-{'js' if javascript else 'nojs'}.png"), full_page=True)
+    drawn_at = seq_of(page)
+
+    # The seat before it plays; then it is the planner's turn, and its order fires in the same call.
+    legal = httpx.get(f"{site}/api/me", headers=headers[mover]).json()["view"]["legal_moves"]
+    assert httpx.post(f"{site}/api/me/moves", json={"move": legal[0]}, headers=headers[mover], timeout=30).status_code == 200
+    me = httpx.get(f"{site}/api/me", headers=headers[seat]).json()
+    fired = [env for env in Store(redis_client).read(game_id) if env.origin == "order"]
+    # Its order played the trick's last card; if it took the trick, the next order led the next one.
+    assert fired and all(env.actor == seat and env.command_id.startswith("order:") for env in fired)
+    assert seat not in me["view"]["to_act"] and len(me["view"]["hand"]) == len(hand) - len(fired) == len(me["orders"])
+    gone = [f"next: {env.command}" for env in fired]
+    assert set(gone) <= set(texts) and not {env.command.split()[1] for env in fired} & set(me["view"]["hand"])
+    assert [order["text"] for order in me["orders"]] == [text for text in texts if text not in gone]  # the others stay, in their order
+    played = fired[0].command
+
+    if javascript:
+        wait_for_redraw(page, drawn_at)  # no reload: its event stream saw the log grow
+    else:
+        page.reload()
+    assert len(page.locator("section.plan ol.orders li").all()) == len(hand) - len(fired)
+    assert f"next: {played}" not in page.locator("section.plan").inner_text()
+    card = played.split()[1]
+    assert f"you played {card.lower()}:" in page.locator("details.history").text_content().lower()  # third in the trick
+    assert not my_turn(page)
+    context.close()

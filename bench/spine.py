@@ -199,7 +199,9 @@ class Rounds:
         """The command path as a server or a worker runs it: with the expected seq of the table it
         holds (no read before a move), one append round trip a move."""
         games = Games(self.store)
-        made = [games.create("holly-oak", 4, seed=seed, game_id=f"bench-cmd-{uuid.uuid4().hex}") for seed in self.seeds]
+        # Every planned move is sent, the only ones too (forced_moves "ask"): with pbm playing them, the
+        # plan's forced moves would already be played and its next expected seq stale.
+        made = [games.create("holly-oak", 4, seed=seed, game_id=f"bench-cmd-{uuid.uuid4().hex}", forced_moves="ask") for seed in self.seeds]
         start = time.perf_counter()
         for game_id, (seq, plan) in zip(made, self.plans):
             for seat, move in plan:

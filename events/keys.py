@@ -143,7 +143,7 @@ def of_game(game_id: str, players: int) -> list[str]:
     plays, summarizes and seats a game, deletes it and finds none of its keys left). Not listed:
     the seat rate windows, stream slots and page notes, which expire by themselves, and a forced
     import's replaced logs."""
-    fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot, clock, sent, seat_people, open_seats, disputes]
+    fixed = [log, commands, seed, meta, summary, seat_tokens, access, unverified, snapshot, clock, sent, seat_people, open_seats, disputes, rematch]
     return [key(game_id) for key in fixed] + [per(game_id, seat) for per in (contact, orders) for seat in range(players)]
 
 
@@ -157,6 +157,12 @@ def open_seats(game_id: str) -> str:
     """Hash: a game's join link and its open seats (events/joining.py): `link` the SHA-256 of its
     join token and `nonce` what it is made from, `open:<seat>` for each seat nobody holds yet."""
     return f"{PREFIX}:{{{game_id}}}:open"
+
+
+def rematch(game_id: str) -> str:
+    """Hash: a finished game's rematch (events/rematch.py): `game` the new game's id, drawn by the
+    first request, and `accepted:<seat>` for each seat that asked for it or accepted."""
+    return f"{PREFIX}:{{{game_id}}}:rematch"
 
 
 OPEN_GAMES = f"{PREFIX}:games:open"  # sorted set: game id -> creation time: games with open seats (a superset)

@@ -1,7 +1,7 @@
 """Telling a seat: its turn, a reminder, a timeout, the game's end, a dispute the operator settled
-(its words and the audit, settled_message), or the answer to a move it mailed. It composes the
-seat's message from the log (its redacted report, its hand, its moves, its link, how to answer),
-sends it through the seat's channel (pbm.mail.outbox) and records the send before
+(its words and the audit, settled_message), a rematch begun (its new seat), or the answer to a move
+it mailed. It composes the seat's message from the log (its redacted report, its hand, its moves,
+its link, how to answer), sends it through the seat's channel (pbm.mail.outbox) and records the send before
 the job is acknowledged. It never writes the log, never logs a token, an address or a webhook URL,
 and never puts another seat's hidden cards in a message (it renders only this seat's view).
 
@@ -36,7 +36,7 @@ from pbm.result import result_text
 from pbm.view_text import view_lines
 
 log = logging.getLogger("pbm.mail.notify")
-KINDS = ("turn", "reminder", "timeout", "end", "dispute")  # a dispute's note is its id (pbm.disputes)
+KINDS = ("turn", "reminder", "timeout", "end", "dispute", "rematch")  # a dispute's note is its id (pbm.disputes)
 MOVES_IN_MAIL = 12  # the first moves (or the patterns standing for them) a message lists
 
 # {you}: how the seat is addressed, its name (or "seat N" when it has none or shares it)
@@ -45,12 +45,14 @@ HEADLINES = {
     "reminder": "Reminder: {game} is waiting for your move, {you}.",
     "timeout": "Your time ran out in {game}, {you}: the autopilot moved for you.",
     "end": "Game over: {game}.",
+    "rematch": "A rematch has begun: {game}, {you}. Everyone accepted; your seat in it is below.",
 }
 SUBJECTS = {
     "turn": "Your turn: {game_id}, {you}",
     "reminder": "Reminder, your turn: {game_id}, {you}",
     "timeout": "Timed out: {game_id}, {you}",
     "end": "Game over: {game_id}",
+    "rematch": "Rematch: {game_id}, {you}",
 }
 
 
@@ -131,7 +133,7 @@ def holds(table: Table, seat: int, kind: str, seq: int) -> bool:
     table.check_seat(seat)
     if kind == "end":
         return table.outcome is not None
-    if kind in ("timeout", "dispute"):
+    if kind in ("timeout", "dispute", "rematch"):
         return True
     return table.outcome is None and table.seq == seq and seat in table.to_act
 

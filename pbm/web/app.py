@@ -19,7 +19,7 @@ from events import server as redis_server
 from events.commands import Games
 from events.seats import Seats
 from events.store import Store
-from pbm.web import api, console, docs, errors, joining, operator, orders_api, pages, people, review, settings
+from pbm.web import api, console, docs, errors, joining, operator, orders_api, pages, people, rematching, review, settings
 from pbm.web.context import Server
 from pbm.web.limits import Allowance, Doors, Limits, answer
 
@@ -64,6 +64,7 @@ def create_app(
     app.include_router(people.router)  # before operator's: /api/people/me is not a person id
     app.include_router(operator.router)
     app.include_router(operator.spectators)
+    app.include_router(rematching.router)  # before pages': its paths are under a seat's page
     app.include_router(pages.router)
     app.include_router(review.router)
     app.include_router(docs.router)

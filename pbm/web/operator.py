@@ -95,10 +95,10 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
     return create(server, base, people_api.people_of(request), joins_of(request), body)
 
 
-def create(server: Server, base: str, people: People, joins: Joins, body: NewGame) -> dict[str, Any]:
-    """A new game as `body` asks (the API's and the console's one path): each human seat's link,
-    answered once, and the join link when seats are open. Everything is checked before anything
-    is written."""
+def create(server: Server, base: str, people: People, joins: Joins, body: NewGame, game_id: str | None = None) -> dict[str, Any]:
+    """A new game as `body` asks (the API's, the console's and a rematch's one path): each human
+    seat's link, answered once, and the join link when seats are open. Everything is checked before
+    anything is written; under `game_id` (a rematch's), Conflict if that game exists, nothing written."""
     if len(body.seats) != body.players:
         raise ApiError(422, f"seats: {len(body.seats)} given for {body.players} players")
     for seat, spec in enumerate(body.seats):  # before the game is made: a refusal leaves nothing behind
@@ -116,7 +116,7 @@ def create(server: Server, base: str, people: People, joins: Joins, body: NewGam
     elif body.reminders or body.vacation_days:
         raise ApiError(422, "reminders and vacation_days need a deadline")
     salting = [seat for seat in range(body.players) if seat not in bots]
-    game_id = server.games.create(body.game, body.players, seed=body.seed, options=body.options, bots=bots, clock=clock,
+    game_id = server.games.create(body.game, body.players, seed=body.seed, options=body.options, bots=bots, clock=clock, game_id=game_id,
                                   forced_moves=body.forced_moves, paused=bool(open_seats), salt_seats=salting if body.late_salts else ())
     if body.spectators:
         server.seats.open_to_spectators(game_id)
@@ -138,7 +138,7 @@ def create(server: Server, base: str, people: People, joins: Joins, body: NewGam
         if webhook_secret:
             entry["webhook_secret"] = webhook_secret  # answered once, like the token
         answered.append(entry)
-    if server.games.dispatch is not None and any(spec.email or spec.webhook for spec in body.seats):
+    if server.games.dispatch is not None and any(spec.email or spec.webhook or spec.person for spec in body.seats):
         # The create dispatched before the seats had channels and tokens: now the first turn's
         # notification can be queued (job ids are unique, so nothing else is queued twice).
         server.games.dispatch(game_id, server.games.table(game_id))

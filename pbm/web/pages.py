@@ -41,7 +41,8 @@ from events import orders as standing_orders
 from events.joining import open_seats_of
 from events.seats import normal
 from events.store import Conflict
-from pbm import clock_control, seating, turn_report
+from events.rematch import Rematches
+from pbm import clock_control, rematch, seating, turn_report
 from pbm.rules import notes as rules_notes
 from pbm.web import notes, seat_cookie
 from pbm.web.api import command_id, seat_view, taken_back
@@ -80,6 +81,7 @@ NOTICES = {
     "salted": "Your salt is in: the cards are dealt once every player's is.",
     "orders": "Your standing orders are saved.",
     "orders cleared": "Your standing orders are all taken off.",
+    "rematch": "You are in for the rematch: it begins once every player has accepted.",
 }
 ORDER_FIELD_CHARS = 300  # more than an order may be: core.orders refuses a longer one by its own limit
 EVENTS_POLL_S = 1.0
@@ -217,6 +219,7 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str]) -> str:
         refused_at=(said.get("at") or "")[:40] or None,
         review_url=seat_cookie.review_path(game_id, access.seat),
         plan=plan_of(access, table, me["orders"]),
+        rematch=rematch_of(server, game_id, table, access.seat),
     )
 
 
@@ -234,6 +237,18 @@ def plan_of(access: SeatAccess, table: core.Table, orders: list[dict[str, Any]])
         "full": len(orders) >= MAX_ORDERS,
         "url": seat_cookie.seat_path(access.game_id, access.seat) + "/orders",
     }
+
+
+def rematch_of(server: Server, game_id: str, table: core.Table, seat: int) -> dict[str, Any] | None:
+    """A finished game's rematch as its page shows it (`asked` false when nobody has yet); None
+    while the game runs."""
+    if table.outcome is None:
+        return None
+    found = rematch.of(server.games, Rematches(server.seats.redis), game_id, seat)
+    if found is None:
+        return {"asked": False, "started": False, "accepted": False, "waiting_for": []}
+    names = [server.seats.contact(game_id, s).get("name") for s in range(table.players)]
+    return found.public(names) | {"asked": True}
 
 
 def vacation_of(me: Mapping[str, Any], table: core.Table) -> dict[str, Any] | None:

@@ -53,6 +53,7 @@ def render_page(
     refused_at: str | None = None,
     review_url: str | None = None,  # the seat's replay page, linked from the story
     plan: Mapping[str, Any] | None = None,  # "Plan ahead": the seat's standing orders (pages.plan_of)
+    rematch: Mapping[str, Any] | None = None,  # a finished game's rematch (pages.rematch_of)
 ) -> str:
     """The page of `view`'s seat. `base_path` is the page's own path (/play/g/<game>/<seat>): its forms
     post to base_path + "/move" and its live updates come from base_path + "/events". A refusal is
@@ -84,6 +85,8 @@ def render_page(
         placed=jinja2.utils.Namespace(refusal=False),  # set by the macro that draws the refusal
         review_url=review_url,
         plan=plan,
+        rematch=rematch,
+        rematch_url=base_path + "/rematch",
     )
 
 

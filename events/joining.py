@@ -2,7 +2,7 @@
 one by a visitor with the link. It never logs, never stores the join token (only its SHA-256), never
 writes a game's log and never makes a person (pbm/joining.py does, after a claim).
 
-A join token reads `<game id>.join.<secret>`, the secret made as a seat token's is (events/seats.py:
+A join token reads `<game id>.join.<secret>`, the secret made as a seat token's is (events.seats.LinkSecrets:
 an HMAC under the site's link key of the game and a nonce kept beside the token's hash), so the
 operator can be shown the same link again (`pbm invite GAME --open`). Revoking it removes its hash
 and nonce: the link stops working, and a new one (another nonce) can be made later.
@@ -15,9 +15,7 @@ visitors racing for one seat: the script runs for one at a time, the second find
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac
 import re
 import secrets
 from collections.abc import Iterable
@@ -26,7 +24,7 @@ import attrs
 import redis
 
 from events import keys
-from events.seats import SECRET_LENGTH, Seats, link_key
+from events.seats import SECRET_LENGTH, LinkSecrets, Seats
 
 _TOKEN = re.compile(rf"([a-z0-9][a-z0-9-]{{0,99}})\.join\.([a-z2-7]{{{SECRET_LENGTH}}})")
 OPEN = "open:"
@@ -79,21 +77,14 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.strip().lower().encode()).hexdigest()
 
 
-class Joins:
+class Joins(LinkSecrets):
     def __init__(self, client: redis.Redis, key: bytes | None = None) -> None:
+        super().__init__(key)
         self.redis = client
-        self._key = key
         self._claim = client.register_script(_CLAIM)
 
-    @property
-    def key(self) -> bytes:
-        if self._key is None:
-            self._key = link_key()
-        return self._key
-
     def _token(self, game_id: str, nonce: str) -> str:
-        mac = hmac.new(self.key, f"join:{game_id}.{nonce}".encode(), hashlib.sha256).digest()
-        return f"{game_id}.join.{base64.b32encode(mac).decode().rstrip('=').lower()}"
+        return f"{game_id}.join.{self.secret(f'join:{game_id}.{nonce}')}"
 
     def open(self, game_id: str, seats: Iterable[int], created_ms: int) -> str:
         """Open these seats of a new game and make its join link; returns the join token. The
@@ -111,10 +102,7 @@ class Joins:
     def link(self, game_id: str) -> str | None:
         """The game's working join token, made again from its nonce; None once revoked, or full."""
         stored, nonce = self.redis.hmget(keys.open_seats(game_id), ["link", "nonce"])
-        if stored is None or nonce is None:
-            return None
-        token = self._token(game_id, nonce.decode())
-        return token if hmac.compare_digest(digest(token).encode(), stored) else None
+        return self.remade_from(stored, nonce, lambda nonce: self._token(game_id, nonce))
 
     def renew(self, game_id: str) -> str | None:
         """A join link for a game that still has open seats (a fresh one if it was revoked); None
@@ -139,8 +127,7 @@ class Joins:
         if game_id is None:
             return None
         stored = self.redis.hget(keys.open_seats(game_id), "link")
-        given = digest(token).encode()
-        return game_id if hmac.compare_digest(given, stored or b"-" * len(given)) and stored is not None else None
+        return game_id if self.matches(digest(token), stored) else None
 
     def claim(self, token: str, seat: int, person_id: str, seats: Seats) -> Claimed:
         """Take `seat` for `person_id` with the join token: JoinRefused if the link does not work

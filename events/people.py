@@ -9,7 +9,7 @@ events/index.py's: the person's entry (`pbm:{person:<id>}:seats`) is written bef
 (`pbm:{<game>}:people`, seat -> person id) and removed after it, so a crash leaves the index naming
 too many seats, never too few; a reader believes an entry only where the game's side agrees.
 
-A person token reads `<person id>.<secret>`, the secret made as a seat token's is (events/seats.py:
+A person token reads `<person id>.<secret>`, the secret made as a seat token's is (events.seats.LinkSecrets:
 an HMAC under the site's link key of the person id and a nonce kept beside the token's hash), so
 the notifier can write a person's link into a turn mail while Redis holds nothing that opens it.
 It has two parts where a seat token has three, so neither can be taken for the other.
@@ -17,9 +17,7 @@ It has two parts where a seat token has three, so neither can be taken for the o
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac
 import re
 import secrets
 import time
@@ -32,7 +30,7 @@ import redis
 
 import core
 from events import keys
-from events.seats import SECRET_LENGTH, link_key
+from events.seats import SECRET_LENGTH, LinkSecrets
 
 MAX_NAME = 100
 MAX_EMAIL = 254
@@ -121,20 +119,13 @@ class Person:
         return {"id": self.id, "name": self.name, "email": self.email, "tz": self.tz}
 
 
-class People:
+class People(LinkSecrets):
     def __init__(self, client: redis.Redis, key: bytes | None = None) -> None:
+        super().__init__(key)
         self.redis = client
-        self._key = key
-
-    @property
-    def key(self) -> bytes:
-        if self._key is None:
-            self._key = link_key()
-        return self._key
 
     def _token(self, person_id: str, nonce: str) -> str:
-        mac = hmac.new(self.key, f"person:{person_id}.{nonce}".encode(), hashlib.sha256).digest()
-        return f"{person_id}.{base64.b32encode(mac).decode().rstrip('=').lower()}"
+        return f"{person_id}.{self.secret(f'person:{person_id}.{nonce}')}"
 
     @staticmethod
     def new_id() -> str:
@@ -245,10 +236,7 @@ class People:
         """The person's working token, made again from its nonce (for a mail's link); None if
         they have none, or it was made under another key."""
         stored, nonce = self.redis.hmget(keys.person(person_id), ["token", "nonce"])
-        if stored is None or nonce is None:
-            return None
-        token = self._token(person_id, nonce.decode())
-        return token if hmac.compare_digest(digest(token).encode(), stored) else None
+        return self.remade_from(stored, nonce, lambda nonce: self._token(person_id, nonce))
 
     def resolve(self, token: str | None) -> str | None:
         """The person id of a valid token; None for a malformed, unknown or replaced one."""
@@ -256,9 +244,7 @@ class People:
         if person_id is None:
             return None
         stored = self.redis.hget(keys.person(person_id), "token")
-        given = digest(token.strip().lower()).encode()
-        # Compared even when nothing is stored, so an unknown person costs the same as a wrong secret.
-        return person_id if hmac.compare_digest(given, stored or b"-" * len(given)) and stored is not None else None
+        return person_id if self.matches(digest(token.strip().lower()), stored) else None
 
     # The seats a person holds: their index first, the game's side second (see the docstring).
 

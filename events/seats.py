@@ -81,6 +81,42 @@ def link_key() -> bytes:
     return path.read_bytes()
 
 
+class LinkSecrets:
+    """What the seat, person and join stores each make their tokens with: the site's link key, read
+    on first use (link_key), a token's secret made under it from what the token names and a nonce,
+    and a stored token made again from its nonce and checked against its stored hash."""
+
+    def __init__(self, key: bytes | None = None) -> None:
+        self._key = key
+
+    @property
+    def key(self) -> bytes:
+        if self._key is None:
+            self._key = link_key()
+        return self._key
+
+    def secret(self, message: str) -> str:
+        """HMAC-SHA256 of `message` under the link key, in lowercase base32 without padding."""
+        mac = hmac.new(self.key, message.encode(), hashlib.sha256).digest()
+        return base64.b32encode(mac).decode().rstrip("=").lower()
+
+    @staticmethod
+    def matches(given_hex: str, stored: bytes | None) -> bool:
+        """Whether a token's SHA-256 (hex) is the stored hash, in constant time."""
+        given = given_hex.encode()
+        # Compared even when nothing is stored, so an unknown token costs the same as a wrong secret.
+        return hmac.compare_digest(given, stored or b"-" * len(given)) and stored is not None
+
+    @staticmethod
+    def remade_from(stored: bytes | None, nonce: bytes | None, make: Callable[[str], str]) -> str | None:
+        """The token `make` builds from the stored nonce, if its SHA-256 is the stored hash; None
+        when nothing is stored, or the token was made under another key."""
+        if stored is None or nonce is None:
+            return None
+        token = make(nonce.decode())
+        return token if LinkSecrets.matches(digest(token), stored) else None
+
+
 def nonce_field(seat: int) -> str:
     return f"{seat}:nonce"
 
@@ -197,23 +233,16 @@ class TokenCheck:
             raise OverAllowance(self.allowance, self.window_s)
 
 
-class Seats:
+class Seats(LinkSecrets):
     def __init__(self, client: redis.Redis, key: bytes | None = None) -> None:
+        super().__init__(key)
         self.redis = client
         self._calls = Calls(client)  # a move's token check is on its hot path, as its append is
         self._check = client.register_script(CHECK_LUA + "return {0, count}")
         self._reach = client.register_script(_REACH)
-        self._key = key
-
-    @property
-    def key(self) -> bytes:
-        if self._key is None:
-            self._key = link_key()
-        return self._key
 
     def _token(self, game_id: str, seat: int, nonce: str) -> str:
-        mac = hmac.new(self.key, f"{game_id}.{seat}.{nonce}".encode(), hashlib.sha256).digest()
-        return f"{game_id}.{seat}.{base64.b32encode(mac).decode().rstrip('=').lower()}"
+        return f"{game_id}.{seat}.{self.secret(f'{game_id}.{seat}.{nonce}')}"
 
     def issue(self, game_id: str, seat: int) -> str:
         """A fresh token for the seat; the seat's previous token stops working at once."""
@@ -257,10 +286,7 @@ class Seats:
         """The seat's working token, made again from its nonce (a person's page opens the seats
         they hold with it: pbm/people.py); None if it has none, or one made under another key."""
         stored, nonce = self.redis.hmget(keys.seat_tokens(game_id), [str(seat), nonce_field(seat)])
-        if stored is None or nonce is None:
-            return None
-        token = self._token(game_id, seat, nonce.decode())
-        return token if self._matches(token, stored) else None
+        return self.remade_from(stored, nonce, lambda nonce: self._token(game_id, seat, nonce))
 
     def revoke(self, game_id: str, seat: int) -> None:
         """The seat's token stops working and none replaces it (a seat handed to a bot)."""
@@ -272,13 +298,7 @@ class Seats:
 
     @staticmethod
     def _matches(token: str, stored: bytes | None) -> bool:
-        return Seats._matches_digest(digest(normal(token)), stored)
-
-    @staticmethod
-    def _matches_digest(given_hex: str, stored: bytes | None) -> bool:
-        given = given_hex.encode()
-        # Compared even when nothing is stored, so an unknown seat costs the same as a wrong secret.
-        return hmac.compare_digest(given, stored or b"-" * len(given)) and stored is not None
+        return LinkSecrets.matches(digest(normal(token)), stored)
 
     def open_to_spectators(self, game_id: str, allowed: bool = True) -> None:
         """Let anyone see the game's public view and story (the creator's choice), or stop it."""

@@ -37,9 +37,7 @@ from pbm.web import console_session, operator, replay_file
 from pbm.web.console_session import Session
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError, validation_message
-from pbm.web.joining import joins_of
 from pbm.web.pages import STATIC_PATH, posted_form, same_origin, secured
-from pbm.web.people import people_of
 from pbm.web.render import environment
 from workers.bots import KINDS as BOT_KINDS
 
@@ -204,7 +202,7 @@ def new_game_form(request: Request, session: Session, fields: Mapping[str, str],
     count = int(players) if players.isdigit() and game is not None and game.min_players <= int(players) <= game.max_players else None
     return html(
         "console_new.html", status, session, games=list(core.GAMES.values()), game=game, players=count, fields=fields,
-        people=people_of(request).all(), bot_kinds=BOT_KINDS, seat_kinds=SEAT_KINDS, error=error,
+        people=current(request).people.all(), bot_kinds=BOT_KINDS, seat_kinds=SEAT_KINDS, error=error,
     )
 
 
@@ -293,7 +291,7 @@ async def create_game(request: Request) -> Response:
     server = current(request)
     try:
         body = new_game_body(fields)
-        created = operator.create(server, server.base_url(request), people_of(request), joins_of(request), body)
+        created = operator.create(server, server.base_url(request), body)
     except REFUSALS as refused:
         status, message = failure_of(refused)
         return new_game_form(request, session, fields, status, message)
@@ -400,7 +398,7 @@ async def join_link(game_id: str, request: Request) -> Response:
     try:
         base = server.base_url(request)
         server.games.table(game_id)  # UnknownGame, as the API's join-link routes
-        token = joining.invite(joins_of(request), game_id, revoke=revoke)
+        token = joining.invite(current(request).joins, game_id, revoke=revoke)
     except REFUSALS as refused:
         status, message = failure_of(refused)
         return game_page(request, session, game_id, status, message, "join")
@@ -467,7 +465,7 @@ async def delete(game_id: str, request: Request) -> Response:
 
 
 def people_page(request: Request, session: Session, status: int = 200, error: str | None = None, error_at: str = "", shown: Mapping[str, Any] | None = None) -> Response:
-    people = people_of(request)
+    people = current(request).people
     rows = [person.public() | {"seats": len(people.seats(person.id))} for person in people.all()]
     return html("console_people.html", status, session, people=rows, error=error, error_at=error_at, shown=shown, notice=DONE.get(request.query_params.get("done", "")))
 
@@ -490,7 +488,7 @@ async def add_person(request: Request) -> Response:
     server = current(request)
     try:
         base = server.base_url(request)
-        person, token = people_ops.add(people_of(request), fields.get("name", ""), optional(fields, "email"), optional(fields, "tz"))
+        person, token = people_ops.add(current(request).people, fields.get("name", ""), optional(fields, "email"), optional(fields, "tz"))
     except REFUSALS as refused:
         status, message = failure_of(refused)
         return people_page(request, session, status, message, "add")
@@ -504,8 +502,8 @@ async def edit_person(person_id: str, request: Request) -> Response:
     session, fields = await poster(request)
     server = current(request)
     try:
-        people_of(request).need(person_id)
-        people_ops.edit(people_of(request), server.seats, person_id, name=fields.get("name", ""), email=optional(fields, "email"), tz=optional(fields, "tz"))
+        current(request).people.need(person_id)
+        people_ops.edit(current(request).people, server.seats, person_id, name=fields.get("name", ""), email=optional(fields, "email"), tz=optional(fields, "tz"))
     except REFUSALS as refused:
         status, message = failure_of(refused)
         return people_page(request, session, status, message, person_id)
@@ -517,7 +515,7 @@ async def edit_person(person_id: str, request: Request) -> Response:
 async def erase_person(person_id: str, request: Request) -> Response:
     session, _fields = await poster(request)
     try:
-        people_ops.erase(people_of(request), current(request).seats, person_id)
+        people_ops.erase(current(request).people, current(request).seats, person_id)
     except REFUSALS as refused:
         status, message = failure_of(refused)
         return people_page(request, session, status, message, person_id)

@@ -15,6 +15,8 @@ from fastapi import Request
 
 from events.commands import Games
 from events.limits import Counter, Slots
+from events.joining import Joins
+from events.people import People
 from events.seats import Seats
 from pbm.web.errors import ApiError
 from pbm.web.limits import Limits
@@ -86,10 +88,14 @@ class Server:
     move_pace: Pace = attrs.Factory(Pace)  # where POST /api/me/moves runs (pbm/web/api.py)
     counter: Counter = attrs.field(init=False)  # counts allowances in Redis
     streams: Slots = attrs.field(init=False)  # each seat's open event streams
+    people: People = attrs.field(init=False)  # the people store (it keeps the site's link key, as the seat store does)
+    joins: Joins = attrs.field(init=False)  # the join store (its link key, its claim script)
 
     def __attrs_post_init__(self) -> None:
         self.counter = Counter(self.seats.redis)
         self.streams = Slots(self.seats.redis, self.limits.stream_lease_s)
+        self.people = People(self.seats.redis)
+        self.joins = Joins(self.seats.redis)
 
     def base_url(self, request: Request) -> str:
         """The base of the links this server hands out: PBM_PUBLIC_URL; without it, the request's

@@ -17,7 +17,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
 
-from events.joining import JoinRefused, Joins
+from events.joining import JoinRefused
 from events.people import PersonError
 from pbm import joining, seating
 from pbm import people as people_ops
@@ -25,19 +25,10 @@ from pbm.web.auth import admin, bearer, token_of, unauthorized
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError
 from pbm.web.pages import STATIC_PATH, not_a_seat, secured
-from pbm.web.people import people_of
 from pbm.web.render import environment
 
 router = APIRouter()
 
-
-def joins_of(request: Request) -> Joins:
-    """The join store of this app, made once (it keeps the site's link key and its script)."""
-    state = request.app.state
-    found = getattr(state, "pbm_joins", None)
-    if found is None:
-        found = state.pbm_joins = Joins(current(request).seats.redis)
-    return found
 
 
 class Join(BaseModel):
@@ -51,7 +42,7 @@ def claimed(request: Request, token: str, name: str, email: str | None, seat: in
     """The claim, and what it answers: the seat's link and the person's."""
     server = current(request)
     try:
-        joined = joining.claim(server.games, server.seats, people_of(request), joins_of(request), token, name, email, seat)
+        joined = joining.claim(server.games, server.seats, current(request).people, current(request).joins, token, name, email, seat)
     except JoinRefused as refused:
         raise ApiError(409 if refused.taken else 404, str(refused)) from None
     seat_token = joined.claimed.token
@@ -71,7 +62,7 @@ def claimed(request: Request, token: str, name: str, email: str | None, seat: in
 @router.post("/api/join", status_code=201, summary="Claim an open seat with a game's join link (its token as bearer)")
 def api_join(body: Join, request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> dict[str, Any]:
     token = token_of(credentials)
-    if not token or joins_of(request).game_of(token) is None:
+    if not token or current(request).joins.game_of(token) is None:
         raise unauthorized(joining.LINK_GONE)
     return claimed(request, token, body.name, body.email, body.seat)
 
@@ -79,19 +70,19 @@ def api_join(body: Join, request: Request, credentials: HTTPAuthorizationCredent
 @router.post("/api/games/{game_id}/join-link", summary="The game's join link (again, or anew once revoked)")
 def join_link(game_id: str, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
     server.games.table(game_id)  # UnknownGame -> 404
-    token = joining.invite(joins_of(request), game_id)
-    return {"game_id": game_id, "open_seats": joins_of(request).open_seats(game_id), "join_url": joining.link(server.base_url(request), token)}
+    token = joining.invite(current(request).joins, game_id)
+    return {"game_id": game_id, "open_seats": current(request).joins.open_seats(game_id), "join_url": joining.link(server.base_url(request), token)}
 
 
 @router.delete("/api/games/{game_id}/join-link", summary="Revoke the game's join link")
 def revoke_join_link(game_id: str, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
     server.games.table(game_id)
-    joining.invite(joins_of(request), game_id, revoke=True)
-    return {"game_id": game_id, "join_url": None, "open_seats": joins_of(request).open_seats(game_id)}
+    joining.invite(current(request).joins, game_id, revoke=True)
+    return {"game_id": game_id, "join_url": None, "open_seats": current(request).joins.open_seats(game_id)}
 
 
 def join_page(request: Request, token: str, status: int = 200, refusal: str | None = None, name: str = "", email: str = "") -> Response:
-    joins = joins_of(request)
+    joins = current(request).joins
     game_id = joins.game_of(token)
     if game_id is None:
         return not_a_seat(404, joining.LINK_GONE)

@@ -20,17 +20,14 @@ from core.table import Table
 from events import channels, keys
 from events import clock as clocks
 from events.commands import UnreadableGame
-from events.joining import Joins, open_seats_of
-from events.people import People
+from events.joining import open_seats_of
 from pbm import clock_control, seating, turn_report
 from pbm.web.context import Server, current
 from pbm.web.auth import admin
 from pbm.web.errors import ApiError
 from pbm.web import replay_file
-from pbm.web import people as people_api
 from pbm import people as people_ops
 from pbm import joining
-from pbm.web.joining import joins_of
 from replays.log import from_store
 from replays.verify import verify
 from workers.bots import bot_seats, check_seats
@@ -92,13 +89,14 @@ class Seating(Strict):
 @router.post("", status_code=201, summary="Create a game; answers each human seat's link once")
 def create_game(body: NewGame, request: Request, server: Server = Depends(admin)) -> dict[str, Any]:
     base = server.base_url(request)  # refused before anything is written: no game without its links
-    return create(server, base, people_api.people_of(request), joins_of(request), body)
+    return create(server, base, body)
 
 
-def create(server: Server, base: str, people: People, joins: Joins, body: NewGame, game_id: str | None = None) -> dict[str, Any]:
+def create(server: Server, base: str, body: NewGame, game_id: str | None = None) -> dict[str, Any]:
     """A new game as `body` asks (the API's, the console's and a rematch's one path): each human
     seat's link, answered once, and the join link when seats are open. Everything is checked before
     anything is written; under `game_id` (a rematch's), Conflict if that game exists, nothing written."""
+    people, joins = server.people, server.joins
     if len(body.seats) != body.players:
         raise ApiError(422, f"seats: {len(body.seats)} given for {body.players} players")
     for seat, spec in enumerate(body.seats):  # before the game is made: a refusal leaves nothing behind

@@ -21,9 +21,7 @@ from pbm.web import operator, seat_cookie
 from pbm.web.auth import SeatAccess, me
 from pbm.web.context import Server
 from pbm.web.errors import ApiError
-from pbm.web.joining import joins_of
 from pbm.web.pages import SEAT_PAGE, back_to_page, cookie_seat, not_a_seat, seat_form, secured
-from pbm.web.people import people_of
 
 router = APIRouter()
 
@@ -32,12 +30,11 @@ def asked(request: Request, server: Server, game_id: str, seat: int) -> rematch.
     """The seat's request: pbm.rematch.ask, making the game (when it is the last to accept) as
     POST /api/games would, under the rematch's id."""
     base = server.base_url(request)
-    people, joins = people_of(request), joins_of(request)
 
     def create(body: dict[str, Any], new_id: str) -> None:
-        operator.create(server, base, people, joins, operator.NewGame.model_validate(body), game_id=new_id)
+        operator.create(server, base, operator.NewGame.model_validate(body), game_id=new_id)
 
-    return rematch.ask(server.games, server.seats, people, Rematches(server.seats.redis), game_id, seat, create)
+    return rematch.ask(server.games, server.seats, server.people, Rematches(server.seats.redis), game_id, seat, create)
 
 
 def answer(request: Request, access: SeatAccess, found: rematch.Rematch | None) -> dict[str, Any]:

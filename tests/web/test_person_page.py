@@ -66,22 +66,28 @@ def test_the_api_lists_every_seat_your_turns_first_then_waiting_then_finished(cl
     assert all(row["url"].endswith(f"/seat/{row['game_id']}/{row['seat']}") for row in rows)
 
 
-def test_the_page_works_without_javascript_and_opens_each_seat_through_a_check(client: TestClient, tables):
+def test_the_link_leaves_its_token_in_a_cookie_and_the_page_works_without_javascript(client: TestClient, tables):
     token = tables["ann"]["token"]
-    page = client.get(f"/me/{token}")
+    opened = client.get(f"/me/{token}", follow_redirects=False)
+    assert opened.status_code == 303 and opened.headers["location"] == "/me"
+    cookie = opened.headers["set-cookie"]
+    assert cookie.startswith(f"pbm_person={token};") and "HttpOnly" in cookie and "Path=/me;" in cookie and "SameSite=lax" in cookie
+    page = client.get("/me")
     assert page.status_code == 200 and "text/html" in page.headers["content-type"]
     assert page.headers["Referrer-Policy"] == "no-referrer" and page.headers["Cache-Control"] == "no-store"
     html = page.text
+    assert token not in html
     assert html.index("Your turn</h2>") < html.index("Waiting for others</h2>") < html.index("Finished</h2>")
     assert "JST" in html  # the deadline in Ann's time zone
-    links = re.findall(r'href="(/me/[^"]+/seat/[^"]+)"', html)
+    links = re.findall(r'href="(/me/seat/[^"]+)"', html)
     assert len(links) == 3
     for link, game in zip(links, ("turn", "waiting", "over")):
         opened = client.get(link, follow_redirects=False)
         assert opened.status_code == 303, opened.text
-        seat_token = opened.headers["location"].removeprefix("/play/")
-        me = client.get("/api/me", headers=bearer(seat_token)).json()
-        assert me["game_id"] == tables[game]["game_id"] and me["seat"] == [s["seat"] for s in tables[game]["seats"] if s.get("person") == tables["ann"]["id"]][0]
+        seat = [s["seat"] for s in tables[game]["seats"] if s.get("person") == tables["ann"]["id"]][0]
+        assert opened.headers["location"] == f"/play/g/{tables[game]['game_id']}/{seat}"  # no token in it
+        assert opened.headers["set-cookie"].startswith("pbm_seat=")
+        assert client.get(opened.headers["location"]).status_code == 200
     # no seat token on the page itself
     for game in ("turn", "waiting", "over"):
         for seat in tables[game]["seats"]:
@@ -89,11 +95,10 @@ def test_the_page_works_without_javascript_and_opens_each_seat_through_a_check(c
 
 
 def test_the_page_goes_live_through_server_sent_events(client: TestClient, tables, app):
-    token = tables["ann"]["token"]
-    html = client.get(f"/me/{token}").text
+    html = client.get(f"/me/{tables['ann']['token']}").text
     seq = int(re.search(r'data-seq="(\d+)"', html).group(1))
-    assert f'data-events="/me/{token}/events"' in html
-    with client.stream("GET", f"/me/{token}/events") as stream:
+    assert 'data-events="/me/events"' in html
+    with client.stream("GET", "/me/events") as stream:
         assert stream.headers["content-type"].startswith("text/event-stream")
         for line in stream.iter_lines():
             if line.startswith("data: "):
@@ -101,7 +106,7 @@ def test_the_page_goes_live_through_server_sent_events(client: TestClient, table
                 break
 
 
-def test_a_person_token_opens_only_that_persons_page_and_seats(client: TestClient, tables):
+def test_a_person_token_opens_only_that_persons_page_and_seats(app, tables):
     """Every person endpoint, with every kind of credential: only one's own person token opens
     anything, and never a seat of anyone else's (nor the operator's API: test_people_api)."""
     ann, bob = tables["ann"], tables["bob"]
@@ -112,38 +117,48 @@ def test_a_person_token_opens_only_that_persons_page_and_seats(client: TestClien
     credentials = {"own": ann["token"], "other person": bob["token"], "seat": seat_token, "operator": ADMIN, "none": None}
 
     for kind, token in credentials.items():
-        headers = bearer(token) if token else {}
-        me = client.get("/api/people/me", headers=headers)
-        if kind == "own":
-            assert me.status_code == 200 and me.json()["person"]["id"] == ann["id"]
-        elif kind == "other person":
-            assert me.status_code == 200 and me.json()["person"]["id"] == bob["id"]  # Bob's own, never Ann's
-            assert ann["token"] not in me.text
-        else:
-            assert me.status_code == 401, kind
-        # The pages take the token in the path: a seat's, the operator's or an empty one open nothing.
-        path_token = token or ""
-        page = client.get(f"/me/{path_token}")
-        with client.stream("GET", f"/me/{path_token}/events") as events:  # a stream: read its head only
-            status = events.status_code
-        if kind in ("own", "other person"):
-            assert page.status_code == 200 and status == 200, kind
-        else:
-            assert page.status_code in (401, 404) and status in (401, 404), kind
-        for game_id, seat in (ann_seat, bob_seat, cy_seat):
-            opened = client.get(f"/me/{path_token}/seat/{game_id}/{seat}", follow_redirects=False)
-            mine = {"own": ann_seat, "other person": bob_seat}.get(kind)
-            if (game_id, seat) == mine:
-                assert opened.status_code == 303, (kind, game_id, seat)
+        with TestClient(app) as client:  # a browser of its own: its cookies are this credential's only
+            headers = bearer(token) if token else {}
+            me = client.get("/api/people/me", headers=headers)
+            if kind == "own":
+                assert me.status_code == 200 and me.json()["person"]["id"] == ann["id"]
+            elif kind == "other person":
+                assert me.status_code == 200 and me.json()["person"]["id"] == bob["id"]  # Bob's own, never Ann's
+                assert ann["token"] not in me.text
             else:
-                assert opened.status_code in (401, 404) and "location" not in opened.headers, (kind, game_id, seat)
-    # Bob's page never lists Ann's seats, nor Ann's his.
-    assert tables["over"]["game_id"] not in client.get(f"/me/{bob['token']}").text
-    # A replaced person token opens nothing.
-    fresh = client.post(f"/api/people/{ann['id']}/token", headers=OPERATOR).json()["token"]
-    assert client.get(f"/me/{ann['token']}").status_code == 401
-    assert client.get(f"/me/{ann['token']}/seat/{ann_seat[0]}/0", follow_redirects=False).status_code == 401
-    assert client.get(f"/me/{fresh}/seat/{ann_seat[0]}/0", follow_redirects=False).status_code == 303
+                assert me.status_code == 401, kind
+            # The link takes the token in the path: a seat's, the operator's or an empty one open nothing.
+            path_token = token or ""
+            link = client.get(f"/me/{path_token}", follow_redirects=False)
+            if token:  # and the same token as a cookie, as if a link had left it there
+                client.cookies.set("pbm_person", token, path="/me")
+            page = client.get("/me")
+            with client.stream("GET", "/me/events") as events:  # a stream: read its head only
+                status = events.status_code
+            if kind in ("own", "other person"):
+                assert link.status_code == 303 and page.status_code == 200 and status == 200, kind
+            else:
+                assert link.status_code in (307, 401, 404) and "set-cookie" not in link.headers, kind  # 307: /me/ to /me
+                assert page.status_code == 401 and status == 401, kind
+            for game_id, seat in (ann_seat, bob_seat, cy_seat):
+                mine = {"own": ann_seat, "other person": bob_seat}.get(kind)
+                for path in (f"/me/{path_token}/seat/{game_id}/{seat}", f"/me/seat/{game_id}/{seat}"):
+                    opened = client.get(path, follow_redirects=False)
+                    if (game_id, seat) == mine:
+                        assert opened.status_code == 303, (kind, path)
+                    else:
+                        assert opened.status_code in (401, 404) and "location" not in opened.headers, (kind, path)
+    with TestClient(app) as client:
+        # Bob's page never lists Ann's seats, nor Ann's his.
+        client.get(f"/me/{bob['token']}")
+        assert tables["over"]["game_id"] not in client.get("/me").text
+        # A replaced person token opens nothing: not as a link, not as the cookie a link left.
+        client.get(f"/me/{ann['token']}")
+        fresh = client.post(f"/api/people/{ann['id']}/token", headers=OPERATOR).json()["token"]
+        assert client.get("/me").status_code == 401
+        assert client.get(f"/me/{ann['token']}").status_code == 401
+        assert client.get(f"/me/{ann['token']}/seat/{ann_seat[0]}/0", follow_redirects=False).status_code == 401
+        assert client.get(f"/me/{fresh}/seat/{ann_seat[0]}/0", follow_redirects=False).status_code == 303
 
 
 def test_a_seat_the_person_no_longer_holds_is_not_opened(client: TestClient, tables, store):
@@ -151,4 +166,4 @@ def test_a_seat_the_person_no_longer_holds_is_not_opened(client: TestClient, tab
     game_id = tables["over"]["game_id"]
     People(store.redis).unseat(ann["id"], game_id, 0)
     assert client.get(f"/me/{ann['token']}/seat/{game_id}/0", follow_redirects=False).status_code == 404
-    assert game_id not in client.get(f"/me/{ann['token']}").text
+    assert game_id not in client.get(f"/me/{ann['token']}").text  # the link, then the page it leads to

@@ -1,5 +1,6 @@
-"""Join links on the web: the visitor's page (/join/{join token}: a form for a name, an optional
-address and a seat; works without JavaScript), its JSON twin (POST /api/join, the join token as
+"""Join links on the web: the visitor's page (the link /join/{join token} leaves the token in the
+game's join cookie and redirects to /join/g/{game}: a form for a name, an optional address and a
+seat; works without JavaScript), its JSON twin (POST /api/join, the join token as
 bearer) and the operator's join link shown again or revoked (/api/games/{id}/join-link). Every
 operation is pbm.joining's, as the CLI's are; this module reads requests and shapes answers.
 
@@ -13,17 +14,20 @@ from typing import Annotated, Any
 from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, ConfigDict, Field, StrictStr
+from starlette.concurrency import run_in_threadpool
 
 from events.joining import JoinRefused
 from events.people import PersonError
 from pbm import joining, seating
 from pbm import people as people_ops
+from pbm.web import people as people_page
 from pbm.web.auth import admin, bearer, token_of, unauthorized
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError
+from pbm.web.link_cookie import LinkCookie
 from pbm.web.pages import STATIC_PATH, not_a_seat, secured
 from pbm.web.render import environment
 
@@ -81,6 +85,15 @@ def revoke_join_link(game_id: str, request: Request, server: Server = Depends(ad
     return {"game_id": game_id, "join_url": None, "open_seats": current(request).joins.open_seats(game_id)}
 
 
+COOKIE = LinkCookie("pbm_join")
+NO_COOKIE = "this page opens from the game's join link: open the link you were sent again"
+
+
+def join_path(game_id: str) -> str:
+    """The join page of a game, where its join cookie is sent: no secret in it."""
+    return f"/join/g/{game_id}"
+
+
 def join_page(request: Request, token: str, status: int = 200, refusal: str | None = None, name: str = "", email: str = "") -> Response:
     joins = current(request).joins
     game_id = joins.game_of(token)
@@ -90,36 +103,69 @@ def join_page(request: Request, token: str, status: int = 200, refusal: str | No
     html = environment.get_template("join.html").render(
         title=table.game.title, game_id=game_id, players=table.players, open_seats=joins.open_seats(game_id),
         names=current(request).seats.names([(game_id, table.players)])[game_id],
-        action=f"/join/{token.strip().lower()}", refusal=refusal, name=name, email=email, joined=None, static=STATIC_PATH,
+        action=join_path(game_id), refusal=refusal, name=name, email=email, joined=None, static=STATIC_PATH,
     )
     return secured(HTMLResponse(html, status_code=status))
 
 
-@router.get("/join/{token}", response_class=HTMLResponse, include_in_schema=False)
+@router.get("/join/{token}", include_in_schema=False)
 def get_join(token: str, request: Request) -> Response:
+    """A game's join link, as the operator hands it out: the token into the game's join cookie,
+    and a 303 on to the game's join page, whose URL holds no token."""
+    game_id = current(request).joins.game_of(token)
+    if game_id is None:
+        return not_a_seat(404, joining.LINK_GONE)
+    response = RedirectResponse(join_path(game_id), status_code=303)
+    COOKIE.give(response, request, token, (join_path(game_id),), current(request).public_url)
+    return secured(response)
+
+
+def cookie_token(request: Request, game_id: str) -> str | None:
+    """The join token of the request's cookie, if it is this game's working join link."""
+    token = COOKIE.token_of(request)
+    return token if token is not None and current(request).joins.game_of(token) == game_id else None
+
+
+@router.get("/join/g/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+def get_join_page(game_id: str, request: Request) -> Response:
+    token = cookie_token(request, game_id)
+    if token is None:
+        return not_a_seat(404, joining.LINK_GONE if COOKIE.token_of(request) else NO_COOKIE)
     return join_page(request, token)
+
+
+@router.post("/join/g/{game_id}", include_in_schema=False)
+async def post_join_page(game_id: str, request: Request) -> Response:
+    """The join form, by the game's join cookie."""
+    token = await run_in_threadpool(cookie_token, request, game_id)
+    if token is None:
+        return not_a_seat(404, joining.LINK_GONE if COOKIE.token_of(request) else NO_COOKIE)
+    return await post_join(token, request)
 
 
 @router.post("/join/{token}", include_in_schema=False)
 async def post_join(token: str, request: Request) -> Response:
-    """The join form: the page with the seat's and the person's links, or the form again with the
-    refusal (a bad name or address: 422; the seat taken meanwhile: 409)."""
+    """The join form (posted here by pages drawn before the join cookie): the page with the seat's
+    and the person's links, and the person's cookie, or the form again with the refusal (a bad
+    name or address: 422; the seat taken meanwhile: 409)."""
     if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
         return not_a_seat(403, "a join form must come from its own page")
     fields = dict(parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True))
     name, email, seat = fields.get("name", ""), fields.get("email", "").strip() or None, fields.get("seat", "")
     chosen = int(seat) if seat.isascii() and seat.isdigit() and len(seat) <= 4 else None
     try:
-        answer = claimed(request, token, name, email, chosen)
+        answer = await run_in_threadpool(claimed, request, token, name, email, chosen)
     except (ApiError, PersonError) as refused:
         status = refused.status if isinstance(refused, ApiError) else 422
         message = refused.message if isinstance(refused, ApiError) else str(refused)
         if status == 404:
             return not_a_seat(404, message)
-        return join_page(request, token, status, message, name[:100], (email or "")[:254])
-    table = current(request).games.table(answer["game_id"])
+        return await run_in_threadpool(join_page, request, token, status, message, name[:100], (email or "")[:254])
+    table = await run_in_threadpool(current(request).games.table, answer["game_id"])
     html = environment.get_template("join.html").render(
         title=table.game.title, game_id=answer["game_id"], players=table.players, open_seats=[], names=[],
         action="", refusal=None, name="", email="", joined=answer, static=STATIC_PATH,
     )
-    return secured(HTMLResponse(html, status_code=201))
+    response = HTMLResponse(html, status_code=201)
+    people_page.COOKIE.give(response, request, answer["person_token"], (people_page.PAGE,), current(request).public_url)
+    return secured(response)

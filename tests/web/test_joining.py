@@ -44,17 +44,29 @@ def test_a_visitor_claims_an_open_seat_and_gets_its_links(client: TestClient, st
     assert client.get(f"/join/{token}").status_code == 404
 
 
-def test_the_join_form_works_without_javascript(client: TestClient):
+def test_the_join_link_leaves_its_token_in_a_cookie_and_its_form_works_without_javascript(client: TestClient, app):
     created = new_game(client, game="tranquility", seats=[{"open": True}, {"open": True}])
     token = join_token(created)
-    refused = client.post(f"/join/{token}", data={"name": "\u200b", "seat": "1"})
+    opened = client.get(f"/join/{token}", follow_redirects=False)
+    path = f"/join/g/{created['game_id']}"
+    assert opened.status_code == 303 and opened.headers["location"] == path  # no token in it
+    cookie = opened.headers["set-cookie"]
+    assert cookie.startswith(f"pbm_join={token};") and "HttpOnly" in cookie and f"Path={path};" in cookie and "SameSite=lax" in cookie
+    page = client.get(path)
+    assert page.status_code == 200 and token not in page.text and f'action="{path}"' in page.text
+    refused = client.post(path, data={"name": "\u200b", "seat": "1"})
     assert refused.status_code == 422 and "Not joined: name: " in refused.text
-    taken = client.post(f"/join/{token}", data={"name": "Ann", "email": "", "seat": "1"})
+    taken = client.post(path, data={"name": "Ann", "email": "", "seat": "1"})
     assert taken.status_code == 201 and "You hold seat 1, Ann" in taken.text and "/me/" in taken.text and "/play/" in taken.text
-    again = client.post(f"/join/{token}", data={"name": "Bob", "seat": "1"})
+    assert taken.headers["set-cookie"].startswith("pbm_person=")  # her page opens at /me from here
+    assert "you are Ann" in client.get("/me").text
+    again = client.post(path, data={"name": "Bob", "seat": "1"})
     assert again.status_code == 409 and "seat 1 is not open" in again.text
-    assert client.post(f"/join/{token}", data={"name": "Bob"}).status_code == 201  # the first open seat
-    assert client.post(f"/join/{token}", data={"name": "Cy"}).status_code == 404  # full: the link is spent
+    assert client.post(f"/join/{token}", data={"name": "Bob"}).status_code == 201  # a form drawn before the cookie: the first open seat
+    assert client.post(path, data={"name": "Cy"}).status_code == 404  # full: the link is spent
+    with TestClient(app) as stranger:  # no cookie: nothing but the way to the link
+        assert "open the link you were sent again" in stranger.get(path).text
+        assert stranger.post(path, data={"name": "Dee"}).status_code == 404
 
 
 def test_two_visitors_racing_for_the_last_seat_one_wins_the_other_is_told(games, store):

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import hmac
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -129,6 +129,20 @@ async def poster(request: Request) -> tuple[Session, dict[str, str]]:
     if cross or not console_session.csrf_matches(session, first.get("csrf", "")):
         raise Refused(html("console_refused.html", 403, session, error="this form is not from this console's own page, or is out of date: reload it and try again"))
     return session, first
+
+
+async def console_form(request: Request, act: Callable[[Server, dict[str, str]], Any], refused: Callable[[Session, int, str], Response],
+                       done: Callable[[Session, Any], Response]) -> Response:
+    """Every console form but signing in: the session and its CSRF check (poster), then `act` (one
+    of the operations the API and the CLI use); a refusal drawn by `refused` (the page again, the
+    one line beside the form that sent it), else `done` with what `act` answered."""
+    session, fields = await poster(request)
+    try:
+        answer = act(current(request), fields)
+    except REFUSALS as failure:
+        status, message = failure_of(failure)
+        return refused(session, status, message)
+    return done(session, answer)
 
 
 def refusing(handler):
@@ -287,15 +301,14 @@ def new_game_body(fields: Mapping[str, str]) -> operator.NewGame:
 @refusing
 async def create_game(request: Request) -> Response:
     """The new game, and the page with each seat's link and the join link: shown once, here."""
-    session, fields = await poster(request)
-    server = current(request)
-    try:
-        body = new_game_body(fields)
-        created = operator.create(server, server.base_url(request), body)
-    except REFUSALS as refused:
-        status, message = failure_of(refused)
-        return new_game_form(request, session, fields, status, message)
-    return html("console_created.html", 201, session, created=created)
+    fields: dict[str, str] = {}
+
+    def create(server: Server, given: dict[str, str]) -> dict[str, Any]:
+        fields.update(given)  # drawn again in the form on a refusal
+        return operator.create(server, server.base_url(request), new_game_body(given))
+
+    return await console_form(request, create, lambda session, status, message: new_game_form(request, session, fields, status, message),
+                              lambda session, created: html("console_created.html", 201, session, created=created))
 
 
 # One game.
@@ -327,6 +340,16 @@ async def one_game(game_id: str, request: Request) -> Response:
     return game_page(request, viewer(request), game_id)
 
 
+async def game_form(request: Request, game_id: str, at: str, act: Callable[[Server, dict[str, str]], Any], done: Callable[[Session, Any], Response]) -> Response:
+    """A form of one game's page (console_form): a refusal drawn on that page beside the form `at`."""
+    return await console_form(request, act, lambda session, status, message: game_page(request, session, game_id, status, message, at), done)
+
+
+def shown_on_game_page(request: Request, game_id: str, what: Callable[[Any], str]) -> Callable[[Session, Any], Response]:
+    """A form's answer: the game's page with the link it made, shown once there."""
+    return lambda session, answer: game_page(request, session, game_id, shown={"what": what(answer), "url": answer["url"]})
+
+
 def seat_number(text: str) -> int:
     if not text.isdigit() or len(text) > 4:
         raise core.SetupError(f"no seat {text[:10]!r}")
@@ -337,14 +360,11 @@ def seat_number(text: str) -> int:
 @refusing
 async def reinvite(game_id: str, seat: str, request: Request) -> Response:
     """A fresh link for the seat, shown once on the page this POST answers."""
-    session, _fields = await poster(request)
-    server = current(request)
-    try:
-        answer = operator.reissued(server, server.base_url(request), game_id, seat_number(seat))
-    except REFUSALS as refused:
-        status, message = failure_of(refused)
-        return game_page(request, session, game_id, status, message, f"seat{seat}")
-    return game_page(request, session, game_id, shown={"what": f"Seat {answer['seat']}'s new link (the old one opens nothing now)", "url": answer["url"]})
+    return await game_form(
+        request, game_id, f"seat{seat}",
+        lambda server, _fields: operator.reissued(server, server.base_url(request), game_id, seat_number(seat)),
+        shown_on_game_page(request, game_id, lambda answer: f"Seat {answer['seat']}'s new link (the old one opens nothing now)"),
+    )
 
 
 @router.post("/games/{game_id}/seats/{seat}/hand")
@@ -352,59 +372,51 @@ async def reinvite(game_id: str, seat: str, request: Request) -> Response:
 async def hand(game_id: str, seat: str, request: Request) -> Response:
     """The seat to a bot (`bot` names its kind) or back to a person (`bot` empty); a person who
     takes a seat with no link gets one, shown once here."""
-    session, fields = await poster(request)
-    server = current(request)
-    bot = fields.get("bot", "").strip() or None
-    try:
-        base = server.base_url(request) if bot is None else None
-        answer = operator.handed(server, base, game_id, seat_number(seat), bot)
-    except REFUSALS as refused:
-        status, message = failure_of(refused)
-        return game_page(request, session, game_id, status, message, f"seat{seat}")
-    if "url" in answer:
-        return game_page(request, session, game_id, shown={"what": f"Seat {answer['seat']} is a person's again; its link", "url": answer["url"]})
-    return back(game_path(game_id), "to-bot" if bot else "to-person")
+
+    def handed(server: Server, fields: dict[str, str]) -> dict[str, Any]:
+        bot = fields.get("bot", "").strip() or None
+        return operator.handed(server, server.base_url(request) if bot is None else None, game_id, seat_number(seat), bot)
+
+    def done(session: Session, answer: dict[str, Any]) -> Response:
+        if "url" in answer:
+            return shown_on_game_page(request, game_id, lambda answer: f"Seat {answer['seat']} is a person's again; its link")(session, answer)
+        return back(game_path(game_id), "to-bot" if answer["bot"] else "to-person")
+
+    return await game_form(request, game_id, f"seat{seat}", handed, done)
 
 
 @router.post("/games/{game_id}/clock")
 @refusing
 async def clock(game_id: str, request: Request) -> Response:
-    session, fields = await poster(request)
-    server = current(request)
-    action = fields.get("action", "")
-    seat = fields.get("seat", "").strip()
-    change: dict[str, Any] = {"action": action}
-    if action == "extend":
-        change["by"] = fields.get("by", "").strip()
-        if seat:
-            change["seat"] = seat
-    try:
-        if "seat" in change:
-            change["seat"] = seat_number(seat)
+    def changed(server: Server, fields: dict[str, str]) -> str:
+        action = fields.get("action", "")
+        seat = fields.get("seat", "").strip()
+        change: dict[str, Any] = {"action": action}
+        if action == "extend":
+            change["by"] = fields.get("by", "").strip()
+            if seat:
+                change["seat"] = seat_number(seat)
         operator.clock_changed(server, game_id, operator.ClockChange.model_validate(change))
-    except REFUSALS as refused:
-        status, message = failure_of(refused)
-        return game_page(request, session, game_id, status, message, "clock")
-    return back(game_path(game_id), {"pause": "paused", "resume": "resumed"}.get(action, "extended"))
+        return action
+
+    return await game_form(request, game_id, "clock", changed,
+                           lambda _session, action: back(game_path(game_id), {"pause": "paused", "resume": "resumed"}.get(action, "extended")))
 
 
 @router.post("/games/{game_id}/join-link")
 @refusing
 async def join_link(game_id: str, request: Request) -> Response:
     """The game's join link shown (again, or anew once revoked; once, here), or revoked."""
-    session, fields = await poster(request)
-    server = current(request)
-    revoke = fields.get("revoke") == "1"
-    try:
+
+    def invited(server: Server, fields: dict[str, str]) -> dict[str, Any] | None:
         base = server.base_url(request)
         server.games.table(game_id)  # UnknownGame, as the API's join-link routes
-        token = joining.invite(current(request).joins, game_id, revoke=revoke)
-    except REFUSALS as refused:
-        status, message = failure_of(refused)
-        return game_page(request, session, game_id, status, message, "join")
-    if revoke:
-        return back(game_path(game_id), "revoked")
-    return game_page(request, session, game_id, shown={"what": "The game's join link", "url": joining.link(base, token)})
+        token = joining.invite(server.joins, game_id, revoke=fields.get("revoke") == "1")
+        return None if token is None else {"url": joining.link(base, token)}
+
+    shown = shown_on_game_page(request, game_id, lambda _answer: "The game's join link")
+    return await game_form(request, game_id, "join", invited,
+                           lambda session, answer: back(game_path(game_id), "revoked") if answer is None else shown(session, answer))
 
 
 @router.get("/games/{game_id}/export")
@@ -450,15 +462,12 @@ async def settle_dispute(game_id: str, dispute_id: str, request: Request) -> Res
 @router.post("/games/{game_id}/delete")
 @refusing
 async def delete(game_id: str, request: Request) -> Response:
-    session, fields = await poster(request)
-    try:
+    def deleted(server: Server, fields: dict[str, str]) -> None:
         if fields.get("confirm", "") != game_id:
             raise core.SetupError("type the game's id to delete it: nothing deleted")
-        deleting.delete(current(request).games, [game_id], force="force" in fields)
-    except REFUSALS as refused:
-        status, message = failure_of(refused)
-        return game_page(request, session, game_id, status, message, "delete")
-    return back(HOME, "deleted")
+        deleting.delete(server.games, [game_id], force="force" in fields)
+
+    return await game_form(request, game_id, "delete", deleted, lambda _session, _answer: back(HOME, "deleted"))
 
 
 # People.
@@ -476,6 +485,11 @@ async def people(request: Request) -> Response:
     return people_page(request, viewer(request))
 
 
+async def people_form(request: Request, at: str, act: Callable[[Server, dict[str, str]], Any], done: Callable[[Session, Any], Response]) -> Response:
+    """A form of the people page (console_form): a refusal drawn there beside the form `at`."""
+    return await console_form(request, act, lambda session, status, message: people_page(request, session, status, message, at), done)
+
+
 def optional(fields: Mapping[str, str], name: str) -> str | None:
     return fields.get(name, "").strip() or None
 
@@ -484,39 +498,43 @@ def optional(fields: Mapping[str, str], name: str) -> str | None:
 @refusing
 async def add_person(request: Request) -> Response:
     """A new person, and their link shown once on the page this POST answers."""
-    session, fields = await poster(request)
-    server = current(request)
-    try:
+
+    def added(server: Server, fields: dict[str, str]) -> dict[str, str]:
         base = server.base_url(request)
-        person, token = people_ops.add(current(request).people, fields.get("name", ""), optional(fields, "email"), optional(fields, "tz"))
-    except REFUSALS as refused:
-        status, message = failure_of(refused)
-        return people_page(request, session, status, message, "add")
-    return people_page(request, session, 201, shown={"what": f"{person.name}'s link (all their games)", "url": people_ops.link(base, token)})
+        person, token = people_ops.add(server.people, fields.get("name", ""), optional(fields, "email"), optional(fields, "tz"))
+        return {"what": f"{person.name}'s link (all their games)", "url": people_ops.link(base, token)}
+
+    return await people_form(request, "add", added, lambda session, shown: people_page(request, session, 201, shown=shown))
+
+
+@router.post("/people/{person_id}/link")
+@refusing
+async def reissue_person(person_id: str, request: Request) -> Response:
+    """A fresh link for a person (as `pbm people link` and POST /api/people/{id}/token make it),
+    shown once on the page this POST answers; their old link opens nothing from now on."""
+
+    def issued(server: Server, _fields: dict[str, str]) -> dict[str, str]:
+        base = server.base_url(request)  # before the old link stops working
+        name = server.people.need(person_id).name
+        return {"what": f"{name}'s new link (the old one opens nothing now)", "url": people_ops.link(base, server.people.issue(person_id))}
+
+    return await people_form(request, person_id, issued, lambda session, shown: people_page(request, session, shown=shown))
 
 
 @router.post("/people/{person_id}")
 @refusing
 async def edit_person(person_id: str, request: Request) -> Response:
     """A person's name, address and time zone as the form has them (empty: removed)."""
-    session, fields = await poster(request)
-    server = current(request)
-    try:
-        current(request).people.need(person_id)
-        people_ops.edit(current(request).people, server.seats, person_id, name=fields.get("name", ""), email=optional(fields, "email"), tz=optional(fields, "tz"))
-    except REFUSALS as refused:
-        status, message = failure_of(refused)
-        return people_page(request, session, status, message, person_id)
-    return back(f"{HOME}/people", "edited")
+
+    def edited(server: Server, fields: dict[str, str]) -> None:
+        server.people.need(person_id)
+        people_ops.edit(server.people, server.seats, person_id, name=fields.get("name", ""), email=optional(fields, "email"), tz=optional(fields, "tz"))
+
+    return await people_form(request, person_id, edited, lambda _session, _answer: back(f"{HOME}/people", "edited"))
 
 
 @router.post("/people/{person_id}/erase")
 @refusing
 async def erase_person(person_id: str, request: Request) -> Response:
-    session, _fields = await poster(request)
-    try:
-        people_ops.erase(current(request).people, current(request).seats, person_id)
-    except REFUSALS as refused:
-        status, message = failure_of(refused)
-        return people_page(request, session, status, message, person_id)
-    return back(f"{HOME}/people", "erased")
+    return await people_form(request, person_id, lambda server, _fields: people_ops.erase(server.people, server.seats, person_id),
+                             lambda _session, _answer: back(f"{HOME}/people", "erased"))

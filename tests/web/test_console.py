@@ -204,3 +204,19 @@ def test_people_through_the_console_are_as_through_the_api(console, client) -> N
     assert bad.status_code == 422 and "Not done:" in bad.text
     assert post(console, f"/admin/people/{person_id}/erase", console.csrf).status_code == 303
     assert client.get(f"/api/people/{person_id}", headers=bearer(ADMIN)).status_code == 404
+
+
+def test_a_persons_new_link_from_the_console_replaces_the_old_one(console, client) -> None:
+    person = client.post("/api/people", json={"name": "Dee"}, headers=bearer(ADMIN)).json()
+    old = person["token"]
+    assert client.get("/api/people/me", headers=bearer(old)).status_code == 200
+    refused = post(console, f"/admin/people/{person['id']}/link", "0" * 64)  # no session CSRF: nothing changes
+    assert refused.status_code == 403 and client.get("/api/people/me", headers=bearer(old)).status_code == 200
+    answer = post(console, f"/admin/people/{person['id']}/link", console.csrf)
+    assert answer.status_code == 200 and "Dee's new link" in unescape(answer.text)
+    fresh = re.search(r"http://127\.0\.0\.1/me/(p-[0-9a-f]{12}\.[a-z2-7]+)", answer.text).group(1)
+    assert fresh != old
+    assert client.get("/api/people/me", headers=bearer(old)).status_code == 401
+    assert client.get("/api/people/me", headers=bearer(fresh)).json()["person"]["id"] == person["id"]
+    gone = post(console, "/admin/people/p-000000000000/link", console.csrf)
+    assert gone.status_code == 422 and "no person 'p-000000000000'" in unescape(gone.text)

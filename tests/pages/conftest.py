@@ -1,5 +1,8 @@
-"""Where the browser tests leave their screenshots: PBM_ARTIFACTS, or a fresh temporary directory;
-the run's summary names it. And the one way they start a real `pbm serve` (serve_site)."""
+"""What the browser tests share: where they leave their screenshots (PBM_ARTIFACTS, or a fresh
+temporary directory; the run's summary names it), Debian's Chromium driven by Playwright (skipped,
+with one line saying why, when either is missing; PBM_REQUIRE_BROWSER=1, set by .ci/run, turns
+that skip into a failure), and the one way they start a real `pbm serve` (serve_site, and served:
+one with loose limits for a module)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,9 @@ import attrs
 import pytest
 
 from bench import serving
+
+CHROMIUM = "/usr/bin/chromium"
+ADMIN = "browser-test-admin-token-32-characters"
 
 ARTIFACTS = Path(os.environ.get("PBM_ARTIFACTS") or tempfile.mkdtemp(prefix="pbm-page-shots-"))
 ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -57,3 +63,35 @@ def serve_site(redis_client, redis_home) -> Iterator[Callable[..., Served]]:
     for site in sites:
         logged = site.stop()
         assert "Traceback" not in logged, logged[-3000:]
+
+
+def need_browser():
+    missing = None if Path(CHROMIUM).exists() else f"{CHROMIUM} is missing (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing = missing or "playwright is missing (pip install -e '.[test]')"
+    if missing and os.environ.get("PBM_REQUIRE_BROWSER") == "1":
+        pytest.fail(f"browser tests required (PBM_REQUIRE_BROWSER=1) but {missing}")
+    if missing:
+        pytest.skip(missing)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="module")
+def served(serve_site, tmp_path_factory) -> tuple[str, dict[str, str]]:
+    """A real `pbm serve` (no worker), its limits loose enough for a test that plays whole games by
+    the API: its URL and environment."""
+    need_browser()
+    server = serve_site(tmp_path_factory.mktemp("served") / "serve.log", ADMIN, PBM_MOVES_PER_10S="100000", PBM_READS_PER_10S="100000")
+    return server.url, server.env

@@ -22,36 +22,11 @@ import httpx2 as httpx
 import pytest
 
 from bench import serving
-from tests.pages.conftest import ARTIFACTS
+from tests.pages.conftest import ADMIN, ARTIFACTS, need_browser
 
-CHROMIUM = "/usr/bin/chromium"
-ADMIN = "browser-test-admin-token-32-characters"
 GAME_SECONDS = 300  # a whole game, bots included; they take a few minutes at most on this machine
 TURN_MS = 20_000
 TOKENS: list[str] = []  # every seat token the tests were given: none may appear in a log line
-
-
-def need_browser():
-    missing = None if Path(CHROMIUM).exists() else f"{CHROMIUM} is missing (apt-get install chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        missing = missing or "playwright is missing (pip install -e '.[test]')"
-    if missing and os.environ.get("PBM_REQUIRE_BROWSER") == "1":
-        pytest.fail(f"browser tests required (PBM_REQUIRE_BROWSER=1) but {missing}")
-    if missing:
-        pytest.skip(missing)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
-        yield browser
-        browser.close()
 
 
 def started(command: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:

@@ -14,8 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from bench import serving
-from tests.pages.conftest import ARTIFACTS
-from tests.pages.test_browser import CHROMIUM, need_browser
+from tests.pages.conftest import ARTIFACTS, CHROMIUM, need_browser
 
 ADMIN = "console-browser-admin-token-32-characters"
 

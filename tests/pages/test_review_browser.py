@@ -21,30 +21,10 @@ from events.commands import Games
 from events.store import Store
 from pbm.names import Names
 from replays.log import Log, from_store
-from tests.pages.conftest import ARTIFACTS
-from tests.pages.test_browser import ADMIN, CHROMIUM, need_browser
+from tests.pages.conftest import ADMIN, ARTIFACTS
 
 SEATS = {"holly-oak": 3, "holidays": 3, "holiday-board": 3, "tranquility": 2}
 STEP_MS = 10_000
-
-
-@pytest.fixture(scope="module")
-def browser():
-    need_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
-        yield browser
-        browser.close()
-
-
-@pytest.fixture(scope="module")
-def site(serve_site, tmp_path_factory) -> tuple[str, dict[str, str]]:
-    """A real `pbm serve`, its limits loose enough for a test that plays whole games by the API."""
-    need_browser()
-    server = serve_site(tmp_path_factory.mktemp("review-site") / "serve.log", ADMIN, PBM_MOVES_PER_10S="100000", PBM_READS_PER_10S="100000")
-    return server.url, server.env
 
 
 NAMES: dict[str, tuple[str, ...]] = {}  # game id -> its seats' names, as the test made them
@@ -88,8 +68,8 @@ def cli_step(env: dict[str, str], game_id: str, seat: int, seq: int) -> dict:
 
 
 @pytest.mark.parametrize(("slug", "seed"), [("holly-oak", 3), ("holidays", 4), ("holiday-board", 5), ("tranquility", 6)])
-def test_a_seat_steps_through_a_finished_game_from_end_to_start(browser, site, store, slug, seed):
-    url, env = site
+def test_a_seat_steps_through_a_finished_game_from_end_to_start(browser, served, store, slug, seed):
+    url, env = served
     created, log = finished_game(url, store, slug, seed)
     seat = 1
     context = browser.new_context(viewport={"width": 1100, "height": 900})
@@ -133,8 +113,8 @@ def test_a_seat_steps_through_a_finished_game_from_end_to_start(browser, site, s
         context.close()
 
 
-def test_without_javascript_the_steps_are_plain_links(browser, site, store):
-    url, _env = site
+def test_without_javascript_the_steps_are_plain_links(browser, served, store):
+    url, _env = served
     created, log = finished_game(url, store, "tranquility", 9)
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()

@@ -17,6 +17,7 @@ from typing import Any
 import core
 from events.commands import Games
 from events.joining import open_seats_of
+from events.rematch import Rematches
 from events.people import FORMER_PLAYER, People, Person, PersonError, check_email, check_name, check_tz
 from events.seats import Seats
 from pbm import seating
@@ -141,6 +142,7 @@ def holdings(games: Games, seats: Seats, people: People, person_id: str, now_ms:
     running = [game_id for game_id, info in infos.items() if info.status is not None and not info.finished]
     clocks = games.store.clocks(running) if running else {}
     waiting_for_players = open_seats_of(games.store.redis, running)
+    rematches = Rematches(games.store.redis)
     rows = []
     for game_id, seat in held:
         info = infos.get(game_id)
@@ -154,7 +156,7 @@ def holdings(games: Games, seats: Seats, people: People, person_id: str, now_ms:
             "deadline": None, "result": None, "since_ms": status.since_ms, "seq": info.length or 0,
         }
         if info.finished:
-            row |= {"state": "finished", "result": result_text(status.outcome, seat, seat_names)}
+            row |= {"state": "finished", "result": result_text(status.outcome, seat, seat_names), "rematch": rematch_of(rematches, game_id, info.players, status.bots, seat_names)}
         elif waiting_for_players.get(game_id):
             row |= {"state": "waiting for players", "open_seats": waiting_for_players[game_id]}
         elif seat in status.to_act and seat not in status.bots:
@@ -175,6 +177,16 @@ def holdings(games: Games, seats: Seats, people: People, person_id: str, now_ms:
     for row in rows:
         row.pop("due_ms", None)
     return rows
+
+
+def rematch_of(rematches: Rematches, game_id: str, players: int, bots: tuple[int, ...], names: list[str | None]) -> dict[str, Any] | None:
+    """A finished game's rematch as the person's page lists it (pbm/rematch.py): its game and whom
+    it waits for; None when nobody has asked for one."""
+    proposal = rematches.of(game_id)
+    if proposal is None:
+        return None
+    waiting = proposal.waiting_for(seat for seat in range(players) if seat not in bots)
+    return {"game_id": proposal.game_id, "waiting_for": [names[seat] or f"seat {seat}" for seat in waiting]}
 
 
 def local_time(iso_text: str, tz: str | None) -> str:

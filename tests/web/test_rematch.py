@@ -76,6 +76,14 @@ def test_one_asks_the_other_accepts_and_the_rematch_is_the_same_game_one_seat_on
     for who in ("ann", "bob"):
         page = client.get("/api/people/me", headers=bearer(over[who]["token"])).json()
         assert new_id in [row["game_id"] for row in page["seats"]]
+        [finished] = [row for row in page["seats"] if row["game_id"] == over["game_id"]]
+        assert finished["rematch"] == {"game_id": new_id, "waiting_for": []}
+
+
+def test_the_person_page_says_whom_an_asked_rematch_waits_for(client: TestClient, over):
+    rematch(client, over["tokens"][1])
+    page = client.get(f"/me/{over['ann']['token']}").text  # the link, then the page
+    assert "a rematch is asked for, waiting for Ann" in page
 
 
 def test_a_second_request_after_the_rematch_began_answers_the_same_game_and_makes_none(client: TestClient, app, over):

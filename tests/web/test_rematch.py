@@ -119,6 +119,32 @@ def test_two_seats_racing_to_accept_make_one_game(app, over):
     assert any(answer["started"] for answer in answers)  # the one that came second made it
 
 
+def test_the_last_seat_clicking_four_times_at_once_makes_one_game(app, over):
+    """Each of the four finds every seat accepted and goes on to make the game: one does, the
+    others find it made (Games.create refuses a second game of one id before writing anything)."""
+    store = app.state.pbm.games.store
+    with TestClient(app) as ann:
+        rematch(ann, over["tokens"][0])
+    before = {info.game_id for info in store.games()}
+    answers: list[dict] = []
+    start = threading.Barrier(4)
+
+    def click() -> None:
+        with TestClient(app) as own:
+            start.wait()
+            answers.append(rematch(own, over["tokens"][1]).json())
+
+    clicks = [threading.Thread(target=click) for _ in range(4)]
+    for each in clicks:
+        each.start()
+    for each in clicks:
+        each.join(30)
+    made = {info.game_id for info in store.games()} - before
+    assert len(answers) == 4 and {answer["game_id"] for answer in answers} == made and len(made) == 1
+    assert all(answer["started"] for answer in answers)
+    assert len(app.state.pbm.seats.issued(made.pop())) == 2
+
+
 def test_a_rematch_of_a_game_not_over_is_refused_and_writes_nothing(client: TestClient, app):
     created = new_game(client, game="tranquility", seats=[{"name": "Ann"}, {"name": "Bob"}], seed=5)
     refused = rematch(client, created["seats"][0]["token"])

@@ -82,6 +82,7 @@ NOTICES = {
     "orders": "Your standing orders are saved.",
     "orders cleared": "Your standing orders are all taken off.",
     "rematch": "You are in for the rematch: it begins once every player has accepted.",
+    "rematch-begun": "Everyone is in: the rematch has begun.",
 }
 ORDER_FIELD_CHARS = 300  # more than an order may be: core.orders refuses a longer one by its own limit
 EVENTS_POLL_S = 1.0
@@ -411,7 +412,7 @@ def order_text(first: Mapping[str, str]) -> str:
 async def seat_form(request: Request, game_id: str, seat: int, form: str, act: Any, notice: str) -> Response:
     """A form of the page other than a move: by the seat's cookie, counted as a move is (a form
     posted in a loop gets 429), refused from another site, then `act`; back to the page (303)
-    with `notice` (NOTICES), or the one `act` answers, or the refusal drawn in that form."""
+    with `notice` (NOTICES, unless `act` answers another of them) or the refusal drawn in that form."""
     server = current(request)
 
     def refused(reason: str) -> Response:
@@ -429,7 +430,7 @@ async def seat_form(request: Request, game_id: str, seat: int, form: str, act: A
         said = await run_in_threadpool(act, server, access, first)
     except (core.SetupError, core.IllegalMove) as refusal:
         return refused(str(refusal))
-    return back_to_page(server, game_id, seat, {"notice": said or notice})
+    return back_to_page(server, game_id, seat, {"notice": said if isinstance(said, str) and said in NOTICES else notice})
 
 
 @router.get(SEAT_PAGE + "/events")

@@ -64,8 +64,8 @@ def api_rematch_state(request: Request, access: SeatAccess = Depends(me)) -> dic
 async def post_rematch(game_id: str, seat: int, request: Request) -> Response:
     """The page's rematch button: asked for or accepted; back to the page, which says where it stands."""
 
-    def ask(server: Server, access: SeatAccess, _first: Mapping[str, str]) -> None:
-        asked(request, server, access.game_id, access.seat)
+    def ask(server: Server, access: SeatAccess, _first: Mapping[str, str]) -> str:
+        return "rematch-begun" if asked(request, server, access.game_id, access.seat).started else "rematch"
 
     return await seat_form(request, game_id, seat, "rematch", ask, notice="rematch")
 

@@ -196,7 +196,8 @@ def test_from_the_seats_pages_without_javascript(app, over):
         assert "Accept the rematch" in bob_html
         posted = bob.post(bob_path + "/rematch", data={"csrf": csrf_of(bob_html)}, follow_redirects=False)
         html = bob.get(posted.headers["location"]).text
-        assert "The rematch has begun" in html and "Open your seat in the rematch" in html
+        assert "Everyone is in: the rematch has begun." in html and "Open your seat in the rematch" in html
+        assert "You are in for the rematch" not in html
 
         new_id = rematch(bob, over["tokens"][1]).json()["game_id"]
         opened = bob.get(bob_path + "/rematch", follow_redirects=False)

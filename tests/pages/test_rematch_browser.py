@@ -85,7 +85,7 @@ def test_two_visitors_join_play_to_the_end_and_rematch(browser, served, store: S
         assert "waiting for Bob" in ann.locator("section.rematch").inner_text()
         bob.reload()  # an acceptance adds nothing to the finished game's log: no live update
         bob.get_by_role("button", name="Accept the rematch").click()
-        bob.get_by_text("The rematch has begun").wait_for()
+        bob.get_by_text("Everyone is in: the rematch has begun.").wait_for()
         bob.screenshot(path=str(ARTIFACTS / "rematch-accepted.png"), full_page=True)
 
         rematch_ids = set()

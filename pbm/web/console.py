@@ -134,11 +134,12 @@ async def poster(request: Request) -> tuple[Session, dict[str, str]]:
 async def console_form(request: Request, act: Callable[[Server, dict[str, str]], Any], refused: Callable[[Session, int, str], Response],
                        done: Callable[[Session, Any], Response]) -> Response:
     """Every console form but signing in: the session and its CSRF check (poster), then `act` (one
-    of the operations the API and the CLI use); a refusal drawn by `refused` (the page again, the
-    one line beside the form that sent it), else `done` with what `act` answered."""
+    of the operations the API and the CLI use, in the thread pool: a Redis that hangs holds this
+    request, not the event loop); a refusal drawn by `refused` (the page again, the one line beside
+    the form that sent it), else `done` with what `act` answered."""
     session, fields = await poster(request)
     try:
-        answer = act(current(request), fields)
+        answer = await run_in_threadpool(act, current(request), fields)
     except REFUSALS as failure:
         status, message = failure_of(failure)
         return refused(session, status, message)
@@ -450,13 +451,8 @@ async def verify(game_id: str, request: Request) -> Response:
 async def settle_dispute(game_id: str, dispute_id: str, request: Request) -> Response:
     """Settle a dispute with the operator's words (pbm.disputes.settle, as `pbm disputes --settle`):
     every seat is sent the audit at its seq with them."""
-    session, fields = await poster(request)
-    try:
-        await run_in_threadpool(disputes.settle, current(request).games, game_id, dispute_id, fields.get("note", ""))
-    except REFUSALS as refused:
-        status, message = failure_of(refused)
-        return game_page(request, session, game_id, status, message, "disputes")
-    return back(game_path(game_id), "settled")
+    return await game_form(request, game_id, "disputes", lambda server, fields: disputes.settle(server.games, game_id, dispute_id, fields.get("note", "")),
+                           lambda _session, _answer: back(game_path(game_id), "settled"))
 
 
 @router.post("/games/{game_id}/delete")

@@ -102,13 +102,20 @@ def test_plan_ahead_adds_reorders_removes_and_clears_orders_without_javascript(c
 
 
 def test_an_order_dropped_shows_on_the_page_of_its_seat_alone(client: TestClient):
-    created = new_game(client)
-    tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
-    views = {seat: client.get("/api/me", headers=bearer(token)).json()["view"] for seat, token in tokens.items()}
-    (mover,) = views[0]["to_act"]
-    later = (mover + 1) % 3  # plays after the mover in this trick (the lead was 1Sp, played at creation)
-    legal = views[mover]["legal_moves"]
-    assert len(legal) >= 2  # else pbm would have played it
+    # Forced moves asked, not played: a seat after the mover with one card to follow would have
+    # it played for it, and its order would be dropped for that card, not for the broken chain.
+    for _ in range(20):  # a deal whose second seat to play has a choice (most have)
+        created = new_game(client, forced_moves="ask")
+        tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
+        (leader,) = client.get("/api/me", headers=bearer(tokens[0])).json()["view"]["to_act"]
+        assert client.post("/api/me/moves", headers=bearer(tokens[leader]), json={"move": "play 1Sp"}).status_code == 200
+        views = {seat: client.get("/api/me", headers=bearer(token)).json()["view"] for seat, token in tokens.items()}
+        (mover,) = views[0]["to_act"]
+        legal = views[mover]["legal_moves"]
+        if len(legal) >= 2:
+            break
+    later = (mover + 1) % 3  # plays after the mover in this trick
+    assert len(legal) >= 2 and later != leader
     page, here, csrf = opened(client, tokens[later])
     posted(client, here, {"csrf": csrf, "do": "add", "move": f"play {views[later]['hand'][0]}", "after": f"{mover} {legal[1]}"})
     assert client.post("/api/me/moves", headers=bearer(tokens[mover]), json={"move": legal[0]}).status_code == 200

@@ -231,6 +231,10 @@ class Game:
     # core/orders.py): a module that parses and evaluates them on a seat's view. None: orders of
     # this game take no conditions.
     conditions: Any = None
+    # Optional: how the game's moves divide for a person (core/games/<game>/moves.py, read by
+    # core/menus.py): `patterns(view)`, and for a game whose moves are many, `steps(view)` and
+    # `stepped(view)`. None: patterns by the moves' first words, no steps.
+    moves: Any = None
 
     def __attrs_post_init__(self) -> None:
         if set(self.option_help) != set(self.options):

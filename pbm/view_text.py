@@ -12,17 +12,16 @@ makes a verb agree with "you").
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-import itertools
-from collections import Counter
-from math import prod
 from typing import Any
 
+import core
+from core import menus
 from pbm.names import Names
 from pbm.result import result_lines
 
 COMMON_KEYS = ("game", "seq", "seat", "to_act", "legal_moves", "outcome", "hand")
 NOT_DEALT = "the game has not been dealt yet"
-MOVES_SHOWN = 12  # more legal moves than this are summarised (the full list: --all, --json)
+MOVES_SHOWN = 12  # more legal moves than this are listed by pattern (the full list: --all, --json)
 
 
 # ---- small pieces --------------------------------------------------------------------------------
@@ -64,84 +63,30 @@ def columns(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
 # ---- moves ---------------------------------------------------------------------------------------
 
 
-def moves_summary(moves: Sequence[str], limit: int = MOVES_SHOWN) -> list[str]:
-    """The moves, or when there are more than `limit`, patterns that stand for them exactly:
-    `bid 100..10000 by 100`, `change {park|venice} pay {M4|W3}`, `discard <2 of: 23 34 36>`."""
-    if len(moves) <= limit:
-        return list(moves)
-    return _summarise([move.split() for move in moves], 0)
+def moves_lines(view: Mapping[str, Any], all_moves: bool = False, more: str | None = "--all lists them") -> list[str]:
+    """The seat's legal moves as lines: as they are when they are few (or `all_moves`), else one
+    line per pattern with a few examples (core.menus, the game's own patterns). `more`: where the
+    whole list is, said beside the count."""
+    moves = view["legal_moves"]
+    if all_moves or len(moves) <= MOVES_SHOWN:
+        text = " | ".join(moves)
+        return [f"your moves: {text}"] if len(text) <= 100 else ["your moves:", *(f"  {move}" for move in moves)]
+    lines = [f"your moves ({len(moves)} in all{'; ' + more if more else ''}):"]
+    for pattern in menus.patterns_of(core.GAMES[view["game"]], view):
+        lines += [f"  {line}" for line in pattern_lines(pattern)]
+    return lines
 
 
-def _summarise(moves: list[list[str]], depth: int) -> list[str]:
-    if len(moves) <= 3 or depth > 6:
-        return [" ".join(move) for move in moves]
-    for pattern in (_numeric_range, _product, _subsets):
-        found = pattern(moves)
-        if found:
-            return [found]
-    # No pattern fits: split by the first word, then by length, then by ever longer beginnings.
-    key: Callable[[list[str]], Any] = (lambda m: m[0]) if depth == 0 else len if depth == 1 else (lambda m: m[:depth])
-    groups: dict[Any, list[list[str]]] = {}
-    for move in moves:
-        groups.setdefault(str(key(move)), []).append(move)
-    return [line for group in groups.values() for line in _summarise(group, depth + 1)]
-
-
-def _numeric_range(moves: list[list[str]]) -> str | None:
-    """Moves alike but for one whole number, in even steps: `bid 100..10000 by 100`."""
-    if len({len(move) for move in moves}) != 1:
-        return None
-    varying = [i for i in range(len(moves[0])) if len({move[i] for move in moves}) > 1]
-    if len(varying) != 1 or not all(move[varying[0]].isdigit() for move in moves):
-        return None
-    at = varying[0]
-    numbers = sorted(int(move[at]) for move in moves)
-    steps = {b - a for a, b in zip(numbers, numbers[1:])}
-    if len(steps) != 1:
-        return None
-    words = list(moves[0])
-    words[at] = f"{numbers[0]}..{numbers[-1]}" + (f" by {steps.pop()}" if numbers[1] - numbers[0] != 1 else "")
-    return " ".join(words)
-
-
-def _product(moves: list[list[str]]) -> str | None:
-    """Every combination of a few choices, one per word: `change {park|venice} pay {M4|W3}`."""
-    if len({len(move) for move in moves}) != 1:
-        return None
-    choices = [list(dict.fromkeys(move[i] for move in moves)) for i in range(len(moves[0]))]
-    if prod(len(c) for c in choices) != len({tuple(move) for move in moves}) or max(len(c) for c in choices) < 2:
-        return None
-    return " ".join(c[0] if len(c) == 1 else "{" + "|".join(c) + "}" for c in choices)
-
-
-def _subsets(moves: list[list[str]]) -> str | None:
-    """Moves alike up to a choice of k cards (a card held twice may be chosen twice):
-    `discard <2 of: 23 34 36 37>`, `play 51 a2 discard <2 of: 7 8 39>`."""
-    head = moves[0]
-    for move in moves[1:]:
-        head = [a for a, _ in itertools.takewhile(lambda pair: pair[0] == pair[1], zip(head, move))]
-    tails = [move[len(head) :] for move in moves]
-    counts: Counter[str] = Counter()
-    for tail in tails:
-        counts |= Counter(tail)
-    pool = list(counts.elements())
-    sizes = sorted({len(tail) for tail in tails})
-    if not head or len(counts) < 2 or len(pool) > 12:
-        return None
-    every = {tuple(sorted(c)) for k in sizes for c in itertools.combinations(pool, k)}
-    if len(every) != len(moves) or {tuple(sorted(tail)) for tail in tails} != every:
-        return None
-    count = str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
-    return f"{' '.join(head)} <{count} of: {' '.join(pool)}>"
-
-
-def moves_lines(moves: Sequence[str], all_moves: bool = False) -> list[str]:
-    shown = list(moves) if all_moves else moves_summary(moves)
-    note = "" if len(shown) == len(moves) else f" ({len(moves)} in all; --all lists them)"
-    text = " | ".join(shown)
-    if len(text) <= 100:
-        return [f"your moves: {text}{note}"]
-    return [f"your moves{note}:", *(f"  {line}" for line in shown)]
+def pattern_lines(pattern: menus.Pattern) -> list[str]:
+    """One pattern of moves: the move itself when it is one, else the pattern, how many and a few
+    examples (and on a line of its own what its words may be)."""
+    if len(pattern.moves) == 1:
+        return [pattern.moves[0]]
+    if len(pattern.moves) <= len(pattern.examples):
+        line = f"{pattern.text}: {' | '.join(pattern.moves)}"
+    else:
+        line = f"{pattern.text}: {len(pattern.moves)} moves, e.g. {', '.join(pattern.examples)}"
+    return [line, f"  ({pattern.note})"] if pattern.note else [line]
 
 
 # ---- the views -----------------------------------------------------------------------------------
@@ -185,7 +130,7 @@ def view_lines(
     else:
         lines.append("nobody is to move at this point")
     if view["legal_moves"]:
-        lines += moves_lines(view["legal_moves"], all_moves)
+        lines += moves_lines(view, all_moves)
     return lines
 
 

@@ -1,9 +1,9 @@
-"""pbm.view_text: the summaries of long move lists stand for exactly the moves they replace, over
-random positions of every game; the views of every game render without a raw dump."""
+"""pbm.view_text: long move lists are read by pattern (core.menus, each game's own), whose lines
+stand for exactly the moves they replace, with examples of their own moves, over random positions
+of every game; the views of every game render without a raw dump."""
 
 from __future__ import annotations
 
-import itertools
 import re
 
 import pytest
@@ -11,37 +11,37 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import core
+from core import menus
 from core.rng import Rng
-from pbm.view_text import moves_summary, view_lines
+from pbm.view_text import MOVES_SHOWN, moves_lines, view_lines
 
 RAW_DUMP = re.compile(r"(\w+: [^;]*; ){2}")  # key: value; key: value; ... (the old rendering)
+MOST_LINES = MOVES_SHOWN + 1  # what a reader reads of the moves, however many there are
 
 
-def expand(line: str) -> set[str]:
-    """The moves a summary line stands for (the inverse of moves_summary's patterns)."""
-    subset = re.fullmatch(r"(.+?) <(\d+)(?:-(\d+))? of: ([^>]*)>", line)
-    if subset:
-        head, low, high, pool = subset.group(1), int(subset.group(2)), int(subset.group(3) or subset.group(2)), subset.group(4).split()
-        return {" ".join([head, *c]) for k in range(low, high + 1) for c in itertools.combinations(pool, k)}
-    ranged = re.fullmatch(r"(.*?)(\d+)\.\.(\d+)(?: by (\d+))?(.*)", line)
-    if ranged:
-        before, low, high, step, after = ranged.groups()
-        return {f"{before}{n}{after}" for n in range(int(low), int(high) + 1, int(step or 1))}
-    words = [word[1:-1].split("|") if word.startswith("{") else [word] for word in line.split()]
-    return {" ".join(choice) for choice in itertools.product(*words)}
+def test_bids_read_as_the_least_a_few_steps_and_the_seats_money():
+    table = core.new_table("holiday-board", 3, seed=1)
+    seat = table.to_act[0]
+    view = table.view(seat)
+    lines = moves_lines(view)
+    assert lines[0] == f"your moves ({len(view['legal_moves'])} in all; --all lists them):"
+    assert lines[1:] == [
+        "  pass",
+        f"  bid <amount>: {len(view['legal_moves']) - 1} moves, e.g. bid 100, bid 600, bid 10000",
+        "    ($100 (the least) to $30,000, in hundreds; you have $10,000)",
+    ]
 
 
-def test_the_patterns_of_the_issue() -> None:
-    assert moves_summary([f"bid {n}" for n in range(100, 10001, 100)]) == ["bid 100..10000 by 100"]
-    assert moves_summary(["discard " + " ".join(c) for c in itertools.combinations(["23", "34", "36", "37", "40", "41"], 2)]) == ["discard <2 of: 23 34 36 37 40 41>"]
-    few = ["play 1Sp", "play 2Sp"]
-    assert moves_summary(few) == few
+def test_few_moves_are_listed_as_they_are():
+    table = core.new_table("holly-oak", 3, seed=5)
+    view = table.view(table.to_act[0])
+    assert moves_lines(view) == ["your moves: " + " | ".join(view["legal_moves"])]
 
 
 @pytest.mark.parametrize("slug", list(core.GAMES))
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), steps=st.integers(0, 80))
-def test_a_summary_stands_for_exactly_the_moves(slug: str, seed: int, steps: int) -> None:
+def test_the_patterns_stand_for_exactly_the_moves(slug: str, seed: int, steps: int) -> None:
     game = core.GAMES[slug]
     table = core.new_table(slug, min(game.max_players, max(game.min_players, 3)), seed=seed)
     pick = Rng(seed, 1)
@@ -49,11 +49,16 @@ def test_a_summary_stands_for_exactly_the_moves(slug: str, seed: int, steps: int
         if not table.to_act:
             break
         seat = table.to_act[pick.below(len(table.to_act))]
-        moves = table.legal_moves(seat)
-        summary = moves_summary(moves)
-        # The same moves, in the game's canonical spelling (a summary may list cards in any order).
-        expanded = [str(game.parse_move(move)) for line in summary for move in expand(line)]
-        assert sorted(expanded) == sorted(moves), summary
+        view = table.view(seat)
+        moves = view["legal_moves"]
+        found = menus.patterns_of(game, view)
+        assert sorted(move for pattern in found for move in pattern.moves) == sorted(moves)
+        for pattern in found:
+            assert pattern.examples and set(pattern.examples) <= set(pattern.moves), pattern
+        lines = moves_lines(view)
+        assert len(lines) <= MOST_LINES, lines
+        if len(moves) > MOVES_SHOWN:
+            assert all(example in "\n".join(lines) for pattern in found for example in pattern.examples)
         table.play(seat, moves[pick.below(len(moves))])
     for seat in [None, *range(table.players)]:
         lines = view_lines(table.view(seat), "g-1", {0: "random"})

@@ -239,18 +239,19 @@ def play(game_id: str, move: str, seat: int, command_id: str | None, expect_seq:
         first, *ranking = result_lines(view["game"], view["outcome"], view.get("loss") and name.text(view["loss"]), name)
         say(f"game over: {first}", *(f"  {line}" for line in ranking))
     elif seat in view["to_act"]:
-        say("Your turn again.", *moves_lines(view["legal_moves"], all_moves))
+        say("Your turn again.", *moves_lines(view, all_moves))
     else:
         say(f"now waiting for {names_text(view['to_act'], name)}")
 
 
 def show_moves(table: core.Table, seat: int, all_moves: bool, as_json: bool) -> None:
     """`pbm play G --as S help`: the seat's moves, and where the notation is explained."""
-    moves = table.legal_moves(seat)
+    view = table.view(seat)
+    moves = view["legal_moves"]
     if as_json:
         return emit_json({"seat": seat, "to_act": list(table.to_act), "legal_moves": moves})
     if moves:
-        say(*moves_lines(moves, all_moves))
+        say(*moves_lines(view, all_moves))
     else:
         say("the game is over: no seat has a move" if table.outcome is not None else f"seat {seat} has no move now: waiting for {names_text(list(table.to_act), Names(bots=frozenset(table.bots)))}")
     say(f"notation and examples: pbm rules {table.game.slug}")

@@ -33,11 +33,10 @@ from pbm.people import link as person_page_link
 from pbm.mail import outbox
 from pbm.names import Names
 from pbm.result import result_text
-from pbm.view_text import view_lines
+from pbm.view_text import moves_lines, view_lines
 
 log = logging.getLogger("pbm.mail.notify")
 KINDS = ("turn", "reminder", "timeout", "end", "dispute", "rematch")  # a dispute's note is its id (pbm.disputes)
-MOVES_IN_MAIL = 12  # the first moves (or the patterns standing for them) a message lists
 
 # {you}: how the seat is addressed, its name (or "seat N" when it has none or shares it)
 HEADLINES = {
@@ -182,10 +181,7 @@ def compose(
     lines.append("")
     lines += view_lines({**view, "legal_moves": []}, game_id, table.bots, name=name)
     if moves:
-        lines.append("Your moves:")
-        lines += [f"  {move}" for move in moves[:MOVES_IN_MAIL]]
-        if len(moves) > MOVES_IN_MAIL:
-            lines.append(f"  ... and {len(moves) - MOVES_IN_MAIL} more ({len(moves)} in all; your page lists them)")
+        lines += moves_lines(view, more=None)
     lines.append("")
     if link:
         lines.append(f"Your page: {link}")

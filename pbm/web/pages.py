@@ -185,11 +185,13 @@ def page(game_id: str, seat: int, request: Request, note: str | None = None) -> 
     except ApiError as failure:
         return not_a_seat(failure.status, failure.message, failure.headers)
     said = notes.take(access.server.seats.redis, game_id, seat, note)
-    return secured(HTMLResponse(page_html(access, token, said)))
+    chosen = {key: value for key, value in request.query_params.items() if key != "note"}
+    return secured(HTMLResponse(page_html(access, token, said, chosen)))
 
 
-def page_html(access: SeatAccess, token: str, said: Mapping[str, str]) -> str:
-    """The seat's page, with what a note `said` (played, refused, move, at, notice)."""
+def page_html(access: SeatAccess, token: str, said: Mapping[str, str], chosen: Mapping[str, str] | None = None) -> str:
+    """The seat's page, with what a note `said` (played, refused, move, at, notice), at the steps to
+    a move `chosen` so far (the page's query: ?card=18&cell=c2, core.menus)."""
     server, game_id = access.server, access.game_id
     me = seat_view(access)
     table = server.games.table(game_id)
@@ -221,6 +223,7 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str]) -> str:
         review_url=seat_cookie.review_path(game_id, access.seat),
         plan=plan_of(access, table, me["orders"]),
         rematch=rematch_of(server, game_id, table, access.seat),
+        chosen=chosen,
     )
 
 

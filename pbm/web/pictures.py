@@ -11,7 +11,12 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from urllib.parse import urlencode
+
+import core
+from core import menus
 from core.games.holiday_board.board import Board, load_board
+from core.games.holiday_board.moves import bid_offers
 from core.games.holly_oak.rules import KING_POINTS
 
 # ---------------------------------------------------------------------------------------------
@@ -39,6 +44,50 @@ def compose(fields: Iterable[tuple[str, str]]) -> str:
 
 
 PART = re.compile(r"part[1-9]")
+
+
+# ---------------------------------------------------------------------------------------------
+# The steps to a move (core.menus): each choice a link that carries the choices so far in the
+# page's URL, so the page picks a move without JavaScript (and its script redraws in place).
+
+
+def steps(view: Mapping[str, Any], chosen: Mapping[str, str], page_path: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The steps of the seat's moves after `chosen` (the page's query), and what to tell the seat
+    when a choice fits none of its moves (an old link): then the steps start again. None for a
+    game whose moves are offered as they are."""
+    game = core.GAMES[view["game"]]
+    refusal = None
+    try:
+        at = menus.position(game, view, chosen)
+    except menus.BadChoice as bad:
+        at, refusal = menus.position(game, view, {}), str(bad)
+    if at is None:
+        return None, refusal
+
+    def url(choices: Iterable[tuple[str, str]]) -> str:
+        query = urlencode(list(choices))
+        return page_path + ("?" + query if query else "")
+
+    step = at.step
+    options = [
+        {"value": o.value, "label": o.label, "count": o.count, "move": o.move, "href": url([*at.chosen, (step.key, o.value)])}
+        for o in at.options
+    ] if step else []
+    labels = {known.key: known for known in game.moves.steps(view)}
+    board = bool(step and step.board)
+    return {
+        "key": step.key if step else None,
+        "prompt": step.prompt if step else ("Your moves" if at.chosen else None),
+        "board": board,
+        # the options drawn in the move panel too: all but a board's, unless those are a handful of moves
+        "listed": not board or (len(options) <= menus.HANDFUL and all(o["move"] for o in options)),
+        "options": options,
+        "by_value": {o["value"]: o for o in options},
+        "moves": list(at.moves) if step is None else [],
+        "chosen": [{"key": key, "value": value, "label": labels[key].label(value)} for key, value in at.chosen],
+        "restart": page_path,
+        "count": len(at.moves),
+    }, refusal
 
 
 # ---------------------------------------------------------------------------------------------
@@ -218,9 +267,10 @@ def holiday_board(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[s
         "auction": auction,
         "min_bid": min(bids) if bids else None,
         "max_bid": max(bids) if bids else None,
+        "bid_offers": bid_offers(view),
         "bid_cities": [(slug, board.city_name(slug)) for slug in bid_cities],
         "pass": "pass" in moves,
-        "fly": [(args[0], board.city_name(args[0]), args[0] in in_hand) for args in moves.get("fly", [])],
+        "fly": {args[0]: (board.city_name(args[0]), args[0] in in_hand) for args in moves.get("fly", [])},
         "see": [sight(args[0]) for args in moves.get("see", [])],
         "skip": "skip" in moves,
         "destination_names": [board.city_name(slug) for slug in view["destinations"]],
@@ -235,26 +285,14 @@ ROWS = 6
 
 
 def tranquility(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
-    moves = by_head(view["legal_moves"])
-    placements: dict[tuple[str, str], int] = {}
-    for args in moves.get("play", []):
-        if len(args) >= 2:
-            placements[(args[0], args[1])] = len(args) - 3 if len(args) > 2 else 0
-    open_cells = {cell for _card, cell in placements}
+    """The sea and the hand; a placement's steps are core.menus' (`steps`), the discards a form."""
+    discards = by_head(view["legal_moves"]).get("discard", [])
     grid = view["grid"]
-    sea = [
-        [{"name": f"{column}{row}", "number": grid.get(f"{column}{row}"), "open": f"{column}{row}" in open_cells} for column in COLUMNS]
-        for row in range(ROWS, 0, -1)
-    ]
-    discards = moves.get("discard", [])
+    sea = [[{"name": f"{column}{row}", "number": grid.get(f"{column}{row}")} for column in COLUMNS] for row in range(ROWS, 0, -1)]
     start_discard = view["start_discard"]
     return {
         "sea": sea,
         "hand": view["hand"],
-        "placements": [{"card": card, "cell": cell, "cost": cost} for (card, cell), cost in sorted(placements.items(), key=lambda p: (int(p[0][0]), p[0][1]))],
-        "place_cards": sorted({card for card, _cell in placements}, key=int),
-        "play_start": ["start"] in moves.get("play", []),
-        "play_finish": ["finish"] in moves.get("play", []),
         "discard_two": bool(discards) and start_discard is None,
         "start_discard": start_discard,
         "skip_share": [] in discards,

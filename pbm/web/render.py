@@ -16,7 +16,7 @@ import core
 from pbm import result
 from pbm.clock_control import readable
 from pbm.names import Names
-from pbm.web.pictures import picture
+from pbm.web.pictures import picture, steps
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
@@ -54,12 +54,15 @@ def render_page(
     review_url: str | None = None,  # the seat's replay page, linked from the story
     plan: Mapping[str, Any] | None = None,  # "Plan ahead": the seat's standing orders (pages.plan_of)
     rematch: Mapping[str, Any] | None = None,  # a finished game's rematch (pages.rematch_of)
+    chosen: Mapping[str, str] | None = None,  # the steps to a move taken so far (the page's query)
 ) -> str:
     """The page of `view`'s seat. `base_path` is the page's own path (/play/g/<game>/<seat>): its forms
     post to base_path + "/move" and its live updates come from base_path + "/events". A refusal is
     drawn in the form that sent it: the composing form whose id is `refused_at`, else the button of
     `refused_move`, else below the moves (or at the top, when the seat has none now); a refused
-    vacation (`refused_at` "vacation") in the vacation form."""
+    vacation (`refused_at` "vacation") in the vacation form. `chosen`: the steps to a move taken so
+    far (core.menus), whose links lead back here."""
+    stepped, wrong_choice = steps(view, chosen or {}, base_path)
     return drawn(
         "base.html",
         view,
@@ -87,6 +90,8 @@ def render_page(
         plan=plan,
         rematch=rematch,
         rematch_url=base_path + "/rematch",
+        s=stepped,
+        wrong_choice=wrong_choice,
     )
 
 
@@ -100,7 +105,7 @@ def render_review(
 ) -> str:
     """A seat's replay page at one step: the table drawn from `view` (the view at that step, as
     the page draws it, without the controls of any move: a replay plays nothing)."""
-    return drawn("review.html", {**view, "legal_moves": []}, options, names, bots, **step)
+    return drawn("review.html", {**view, "legal_moves": []}, options, names, bots, s=None, **step)
 
 
 def drawn(layout: str, view: Mapping[str, Any], options: Mapping[str, Any], names: Sequence[str | None], bots: Sequence[int] = (), **context: Any) -> str:

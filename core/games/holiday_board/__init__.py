@@ -40,12 +40,13 @@ House decisions (each in one named place):
 """
 
 from core.contract import game_from_rules
-from core.games.holiday_board import conditions, rules
+from core.games.holiday_board import conditions, moves, rules
 from core.games.holiday_board.events import EVENT_TYPES
 
 GAME = game_from_rules(
     rules,
     conditions=conditions,
+    moves=moves,
     slug="holiday-board",
     title="Holiday!",
     min_players=2,

@@ -25,12 +25,13 @@ discard_pile (sizes), discarded_face_up (the discard pile's seen cards).
 """
 
 from core.contract import game_from_rules
-from core.games.holidays import conditions, rules
+from core.games.holidays import conditions, moves, rules
 from core.games.holidays.events import EVENT_TYPES
 
 GAME = game_from_rules(
     rules,
     conditions=conditions,
+    moves=moves,
     slug="holidays",
     title="Holidays",
     min_players=2,

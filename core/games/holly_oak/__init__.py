@@ -29,12 +29,13 @@ winning_score, no_trick_bonus.
 """
 
 from core.contract import game_from_rules
-from core.games.holly_oak import conditions, rules
+from core.games.holly_oak import conditions, moves, rules
 from core.games.holly_oak.events import EVENT_TYPES
 
 GAME = game_from_rules(
     rules,
     conditions=conditions,
+    moves=moves,
     slug="holly-oak",
     title="Holly Oak",
     min_players=3,

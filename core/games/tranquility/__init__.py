@@ -40,12 +40,13 @@ start_discard (null, or {starter, owed, circle, at_least}), result (null, "won",
 """
 
 from core.contract import game_from_rules
-from core.games.tranquility import conditions, rules
+from core.games.tranquility import conditions, moves, rules
 from core.games.tranquility.events import EVENT_TYPES
 
 GAME = game_from_rules(
     rules,
     conditions=conditions,
+    moves=moves,
     slug="tranquility",
     title="Tranquility",
     min_players=1,

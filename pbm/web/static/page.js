@@ -22,12 +22,15 @@
   // One redraw at a time; a request for another while one runs is served once it ends.
   let drawing = null;
   let again = false;
+  let stepped = false; // a step towards a move was taken: draw it even though the log has not grown
   function redraw(notice) {
     if (drawing) {
       again = true;
       return drawing;
     }
-    drawing = fetchAndSwap(notice).finally(() => {
+    const force = stepped;
+    stepped = false;
+    drawing = fetchAndSwap(notice, force).finally(() => {
       drawing = null;
       if (again) {
         again = false;
@@ -37,12 +40,20 @@
     return drawing;
   }
 
-  async function fetchAndSwap(notice) {
-    const answer = await fetch(location.pathname, { cache: "no-store", headers: { Accept: "text/html" } });
+  // The page as it stands: its path and the steps towards a move chosen so far (?card=18), not
+  // the note a redirect named (read once, and gone).
+  function here() {
+    const query = new URLSearchParams(location.search);
+    query.delete("note");
+    return location.pathname + (query.toString() ? "?" + query : "");
+  }
+
+  async function fetchAndSwap(notice, force) {
+    const answer = await fetch(here(), { cache: "no-store", headers: { Accept: "text/html" } });
     if (!answer.ok) return;
     const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
     const next = fresh.getElementById("live");
-    if (!next || (!notice && next.dataset.seq === live().dataset.seq)) return; // nothing new to draw
+    if (!next || (!notice && !force && next.dataset.seq === live().dataset.seq)) return; // nothing new to draw
     const open = Array.from(live().querySelectorAll("details[open]"), (d) => d.className);
     live().replaceWith(next);
     for (const name of open) next.querySelectorAll("details." + name).forEach((d) => (d.open = true));
@@ -86,10 +97,22 @@
     }
     const body = await answer.json().catch(() => ({}));
     posting = false;
+    if (answer.ok || answer.status === 409) history.replaceState(null, "", location.pathname); // the steps start again
     if (answer.ok) return redraw();
     if (answer.status === 409) return redraw(body.error || "Someone moved first: here is the table now.");
     form.querySelectorAll("button").forEach((b) => (b.disabled = false));
     show(form, "refusal", "Not played: " + (body.error || "the server said " + answer.status));
+  });
+
+  // A step towards a move is a link carrying the choices so far (?card=18&cell=c2): drawn in
+  // place, and the address keeps it, so a reload or a live redraw stays on that step.
+  document.addEventListener("click", (event) => {
+    const link = event.target instanceof Element ? event.target.closest("a.step") : null;
+    if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    history.replaceState(null, "", link.href);
+    stepped = true;
+    redraw();
   });
 
   let source = null;

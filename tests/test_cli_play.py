@@ -86,7 +86,7 @@ def test_new_with_a_bot_warns_when_no_worker_runs(pbm, redis_client) -> None:
     assert "warning" not in pbm("new", "holly-oak", "--players", "3").stderr
 
 
-def test_show_says_your_turn_names_the_bots_and_summarises_long_move_lists(pbm) -> None:
+def test_show_says_your_turn_names_the_bots_and_reads_long_move_lists_by_pattern(pbm) -> None:
     game_id = new_game(pbm, "--bot", "2=heuristic")
     shown = pbm("show", game_id, "--as", "1").stdout
     assert "Your turn." in shown and "seat 2 (bot)" in shown and "as seat 1" in shown and "you lead this trick" in shown
@@ -94,9 +94,13 @@ def test_show_says_your_turn_names_the_bots_and_summarises_long_move_lists(pbm) 
     board = pbm("new", "holiday-board", "--players", "3", "--seed", "1").stdout.strip()
     pbm("play", board, "--as", "0", "bid 100")
     summary = pbm("show", board, "--as", "1").stdout
-    assert "bid 200..30000 by 100" in summary and "--all lists them" in summary
+    # The least bid, the seat's own money ($10,000) and one between, and what a bid may be.
+    assert "your moves (300 in all; --all lists them):" in summary
+    assert "  bid <amount>: 299 moves, e.g. bid 200, bid 700, bid 10000" in summary
+    assert "($200 (the least) to $30,000, in hundreds; you have $10,000)" in summary
+    assert "bid 29900" not in summary and len(summary.split("your moves")[1].splitlines()) <= 4
     every = pbm("show", board, "--as", "1", "--all").stdout
-    assert "bid 29900" in every and "bid 200..30000" not in every
+    assert "bid 29900" in every and "bid <amount>" not in every
     assert len(json.loads(pbm("show", board, "--as", "1", "--json").stdout)["legal_moves"]) == 300
 
 
@@ -166,3 +170,16 @@ def test_stepping_as_a_seat_never_shows_another_seats_move_text(pbm) -> None:
     assert {"seat": 0, "move": discard} in [step["command"] for step in steps("--as", "0")]
     assert set(discard.split()[1:]) <= set(hand)
     assert discard not in pbm("replay", "step", game_id, "--public", "--script", "n" * 20).stdout
+
+
+def test_show_reads_tranquilitys_190_moves_as_patterns_with_examples(pbm) -> None:
+    game_id = pbm("new", "tranquility", "--players", "2", "--seed", "1").stdout.strip()
+    legal = json.loads(pbm("show", game_id, "--as", "0", "--json").stdout)["legal_moves"]
+    shown = pbm("show", game_id, "--as", "0").stdout
+    block = shown.split("your moves", 1)[1].splitlines()
+    assert block[0] == f" ({len(legal)} in all; --all lists them):" and len(legal) > 100
+    assert len(block) <= 4 and block[1].startswith("  play <card> <cell>: ") and block[2].startswith("  discard <two cards>: ")
+    examples = [move.strip() for line in block[1:] for move in line.split("e.g. ", 1)[1].split(",")]
+    assert len(examples) == 6 and set(examples) <= set(legal)
+    helped = pbm("play", game_id, "--as", "0", "help").stdout  # the same lines for `play ... help`
+    assert "play <card> <cell>: " in helped and len(helped.splitlines()) <= 5

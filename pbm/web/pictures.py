@@ -86,6 +86,7 @@ def steps(view: Mapping[str, Any], chosen: Mapping[str, str], page_path: str) ->
         "moves": list(at.moves) if step is None else [],
         "chosen": [{"key": key, "value": value, "label": labels[key].label(value)} for key, value in at.chosen],
         "restart": page_path,
+        "query": urlencode(list(at.chosen)),
         "count": len(at.moves),
     }, refusal
 

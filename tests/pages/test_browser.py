@@ -112,9 +112,19 @@ def play_holidays(page) -> None:
     page.get_by_role("button", name="discard", exact=True).click()  # nothing checked: discard none
 
 
+def take_step(page, link) -> None:
+    """Follow a step towards a move (a link carrying the choices so far) and wait until the page
+    is drawn at it: in place by the page's script, or loaded afresh without JavaScript."""
+    query = link.get_attribute("href").partition("?")[2]
+    link.click()
+    page.locator(f'.steps[data-chosen="{query}"]').wait_for(timeout=TURN_MS)
+
+
 def play_holiday_board(page) -> None:
     if page.locator(".auction", has_text="no bid yet").count() and click_first(page, "form.quiet-bid button"):
         return  # open the bidding at the lowest bid; pass when someone has bid
+    if page.locator(".map a.step").count() and not page.get_by_role("button", name=re.compile(r"^fly ")).count():
+        take_step(page, page.locator(".map a.step").first)  # the first flight: a city on the map
     mine = page.locator("form.move button", has_text="★")
     if page.get_by_role("button", name=re.compile(r"^fly ")).count():
         return (mine.first if mine.count() else page.get_by_role("button", name=re.compile(r"^fly ")).first).click()
@@ -128,19 +138,22 @@ def play_holiday_board(page) -> None:
 
 
 def play_tranquility(page) -> None:
-    if click_first(page, "form.card-move button"):  # play start / play finish
-        return
+    frame = page.get_by_role("button", name=re.compile(r"^play (start|finish)$"))
+    if frame.count():
+        return frame.first.click()
     share = page.locator("#share-form")
     if share.count():
         if share.get_by_text("at least").count():
             share.locator("label.pick").first.click()
         return share.get_by_role("button", name="discard").click()
-    free = page.locator("[data-free]")  # a placement that costs nothing, if any
-    if free.count():
-        card, cell = free.first.get_attribute("data-free").split()
-        pick(page, card)
-        pick(page, f"cell {cell}")
-        return page.get_by_role("button", name="play", exact=True).click()
+    # A placement by its steps: a card, then a cell of the sea, then (when it costs) a payment.
+    for _ in range(3):
+        if click_first(page, ".sea form.cell-move button", ".steps form.step-move button", ".steps form.move button"):
+            return
+        link = page.locator(".steps a.step.choice, .sea a.step")
+        if not link.count():
+            break
+        take_step(page, link.first)
     form = page.locator("#discard-form")
     form.locator("label.pick").nth(0).click()
     form.locator("label.pick").nth(1).click()
@@ -517,3 +530,56 @@ def test_orders_left_through_plan_ahead_fire_at_the_seats_turn(browser, site, re
     assert f"you played {card.lower()}:" in page.locator("details.history").text_content().lower()  # third in the trick
     assert not my_turn(page)
     context.close()
+
+
+def api_move(site: str, token: str, move: str) -> None:
+    answer = httpx.post(f"{site}/api/me/moves", json={"move": move}, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert answer.status_code == 200, answer.text
+
+
+def me(site: str, token: str) -> dict:
+    return httpx.get(f"{site}/api/me", headers={"Authorization": f"Bearer {token}"}, timeout=30).json()
+
+
+def test_tranquility_places_an_island_by_card_then_cell_then_payment(browser, site):
+    """The steps of a placement in Chromium: a card (its link puts ?card= in the address, the page
+    redrawn in place), a cell on the sea, then what pays; the move played is the one picked. With
+    JavaScript off the same links load the page at each step."""
+    import random
+
+    created = new_game(site, "tranquility", [{"name": "Ann"}, {"name": "Bob"}], forced_moves="ask")
+    tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
+    chooser = random.Random(5)
+    for _ in range(80):  # free placements (then two-card discards) until a placement costs cards
+        seat = me(site, tokens[0])["view"]["to_act"][0]
+        legal = me(site, tokens[seat])["view"]["legal_moves"]
+        if any(" discard " in move for move in legal):
+            break
+        free = [move for move in legal if move.startswith("play ")]
+        api_move(site, tokens[seat], chooser.choice(free or legal))
+    paid = next(move for move in legal if " discard " in move)
+    _play, card, cell, _discard, *_cards = paid.split()
+    here = f"{site}/play/g/{created['game_id']}/{seat}"
+    for javascript in (False, True):
+        context = browser.new_context(java_script_enabled=javascript, viewport={"width": 1100, "height": 900})
+        page = context.new_page()
+        page.goto(next(s["url"] for s in created["seats"] if s["seat"] == seat))
+        assert page.locator(".steps").get_attribute("data-step") == "card"
+        assert page.locator("section.moves").get_by_text(" at a1").count() == 0  # no list of placements
+        take_step(page, page.get_by_role("link", name=f"card {card}", exact=True))
+        assert page.url == f"{here}?card={card}"
+        assert page.locator(".steps").get_attribute("data-step") == "cell"
+        take_step(page, page.locator(".sea").get_by_role("link", name=f"cell {cell}", exact=True))
+        assert page.url == f"{here}?card={card}&cell={cell}"
+        assert page.locator(".steps").get_attribute("data-step") == "pay"
+        check_accessible(page)
+        if javascript:
+            before = seq_of(page)
+            page.get_by_role("button", name=paid, exact=True).click()
+            wait_for_redraw(page, before)
+            assert page.url == here  # the steps start again after the move
+            assert me(site, tokens[seat])["view"]["grid"][cell] == int(card)  # the placement picked, played
+        else:
+            take_step(page, page.locator(".steps a.restart"))  # "choose again": back to the cards
+            assert page.url == here and page.locator(".steps").get_attribute("data-step") == "card"
+        context.close()

@@ -4,6 +4,8 @@ mail comes; bots and mails go through a real worker, answers through pbm.mail.in
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from events.commands import Games
@@ -28,8 +30,7 @@ def test_a_game_played_by_mail_from_start_to_end(pbm, dispatching: Games, smtp_s
         turns = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Your turn")]
         assert len(turns) == answered + 1, "one turn mail for each turn, no more"
         assert turns[-1]["Reply-To"] == f"pbm+{token}@pbm.test"
-        lines = turns[-1].get_content().splitlines()
-        move = lines[lines.index("Your moves:") + 1].strip()
+        move = re.search(r"your move alone on the first line, for example: (.+)", turns[-1].get_content()).group(1).strip()
         received = mail_in.receive(dispatching, reply(turns[-1], move).as_bytes())
         assert received.status == "played", received.line()
         answered += 1

@@ -106,7 +106,7 @@ def test_a_refused_move_is_answered_with_the_reason_and_the_moves(dispatching: G
     assert dispatching.store.length(game_id) == length
     [answer] = answers(smtp_sink, game_id)
     body = answer.get_content()
-    assert "was not played" in body and "'play 99Xx'" in body and "Your moves:" in body
+    assert "was not played" in body and "'play 99Xx'" in body and "your moves: " in body
     assert all(move in body for move in dispatching.table(game_id).legal_moves(0)[:5])
     assert "99Xx" not in done.stderr.decode()  # a move's text is never logged
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections import Counter
 from html.parser import HTMLParser
 from urllib.parse import parse_qsl, urlsplit
 
@@ -29,7 +28,6 @@ class Group:
 class Form:
     move: str = ""
     groups: dict[str, Group] = attrs.Factory(dict)
-    costs: list[str] = attrs.Factory(list)
     hidden: dict[str, str] = attrs.Factory(dict)
     pick: tuple[int, int] | None = None  # a fieldset's data-pick, data-most: how many checkboxes may be ticked
 
@@ -46,35 +44,6 @@ class Form:
                 low, high = self.pick or (0, len(group.values))
                 choices.append([" ".join(c) for k in range(low, min(high, len(group.values)) + 1) for c in itertools.combinations(group.values, k)])
         return [" ".join(word for word in (self.move, *words) if word) for words in itertools.product(*choices)]
-
-    def sends(self, text: str) -> bool:
-        words = text.split()
-        head = self.move.split()
-        if words[: len(head)] != head:
-            return False
-        groups = [self.groups[name] for name in sorted(self.groups, key=lambda n: int(n[4:]))]
-        return self._match(words[len(head):], groups)
-
-    def _match(self, words: list[str], groups: list[Group]) -> bool:
-        if not groups:
-            if not words:
-                return True
-            return words[0] == "discard" and bool(self.costs) and not Counter(words[1:]) - Counter(self.costs)
-        group, rest = groups[0], groups[1:]
-        if group.kind == "number":
-            ok = bool(words) and words[0].isdigit() and group.low <= int(words[0]) <= group.high
-            return (ok and (int(words[0]) - group.low) % group.step == 0 and self._match(words[1:], rest)) or self._match(words, rest)
-        if group.kind == "one":
-            return self._match(words, rest) or any(
-                value and words[: len(value.split())] == value.split() and self._match(words[len(value.split()):], rest)
-                for value in group.values
-            )
-        taken = 0  # checkboxes: the longest run of offered values, then the rest
-        left = Counter(group.values)
-        while taken < len(words) and left[words[taken]] > 0:
-            left[words[taken]] -= 1
-            taken += 1
-        return any(self._match(words[n:], rest) for n in range(taken, -1, -1))
 
 
 class Parser(HTMLParser):
@@ -122,8 +91,6 @@ class Parser(HTMLParser):
             form.hidden[name] = value
             if name == "move":
                 form.move = value
-        elif name == "cost":
-            form.costs.append(value)
         elif tag == "option" and self.select is not None:
             self.select.values.append(value)
         elif PART.fullmatch(name):

@@ -55,17 +55,13 @@ def steps(view: Mapping[str, Any]) -> Sequence[Step]:
     return STEPS
 
 
-def pattern_of_in(view: Mapping[str, Any]):
-    share = view.get("start_discard") is not None
-
-    def pattern_of(move: str) -> str:
-        if move in ("play start", "play finish"):
-            return move
-        if placed(move):
-            return "play <card> <cell> discard <cards that pay>" if payment_of(move) else "play <card> <cell>"
-        return "discard <cards>" if share else "discard <two cards>"
-
-    return pattern_of
+def pattern_of(move: str, sharing: bool) -> str:
+    """The pattern a message lists `move` under; `sharing`: the Start's discard is on."""
+    if move in ("play start", "play finish"):
+        return move
+    if placed(move):
+        return "play <card> <cell> discard <cards that pay>" if payment_of(move) else "play <card> <cell>"
+    return "discard <cards>" if sharing else "discard <two cards>"
 
 
 def patterns(view: Mapping[str, Any]) -> list[Pattern]:
@@ -79,4 +75,4 @@ def patterns(view: Mapping[str, Any]) -> list[Pattern]:
             return spread(moves), "one card per step between the numbers"
         return spread(moves), ""
 
-    return by_pattern(view["legal_moves"], pattern_of_in(view), examples)
+    return by_pattern(view["legal_moves"], lambda move: pattern_of(move, owed is not None), examples)

@@ -550,15 +550,22 @@ def test_tranquility_places_an_island_by_card_then_cell_then_payment(browser, si
     created = new_game(site, "tranquility", [{"name": "Ann"}, {"name": "Bob"}], forced_moves="ask")
     tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
     chooser = random.Random(5)
-    for _ in range(80):  # free placements (then two-card discards) until a placement costs cards
+    def ways_to_pay(legal: list[str]) -> dict[tuple[str, str], list[str]]:
+        paid: dict[tuple[str, str], list[str]] = {}
+        for move in legal:
+            if " discard " in move:
+                paid.setdefault(tuple(move.split()[1:3]), []).append(move)
+        return {at: moves for at, moves in paid.items() if len(moves) > 1}  # one way only: the cell plays it
+
+    for _ in range(80):  # free placements (then two-card discards) until a placement may be paid two ways
         seat = me(site, tokens[0])["view"]["to_act"][0]
         legal = me(site, tokens[seat])["view"]["legal_moves"]
-        if any(" discard " in move for move in legal):
+        if ways_to_pay(legal):
             break
-        free = [move for move in legal if move.startswith("play ")]
+        free = [move for move in legal if move.startswith("play ") and " discard " not in move]
         api_move(site, tokens[seat], chooser.choice(free or legal))
-    paid = next(move for move in legal if " discard " in move)
-    _play, card, cell, _discard, *_cards = paid.split()
+    (card, cell), choices = next(iter(ways_to_pay(legal).items()))
+    paid = choices[0]
     here = f"{site}/play/g/{created['game_id']}/{seat}"
     for javascript in (False, True):
         context = browser.new_context(java_script_enabled=javascript, viewport={"width": 1100, "height": 900})

@@ -10,7 +10,6 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
-
 from urllib.parse import urlencode
 
 import core
@@ -86,8 +85,7 @@ def steps(view: Mapping[str, Any], chosen: Mapping[str, str], page_path: str) ->
         "moves": list(at.moves) if step is None else [],
         "chosen": [{"key": key, "value": value, "label": labels[key].label(value)} for key, value in at.chosen],
         "restart": page_path,
-        "query": urlencode(list(at.chosen)),
-        "count": len(at.moves),
+        "query": urlencode(list(at.chosen)),  # data-chosen: what a test waits for after a step
     }, refusal
 
 

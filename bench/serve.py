@@ -52,7 +52,8 @@ ADMIN = "bench-admin-token-of-32-characters"  # pbm serve refuses a shorter one
 
 
 def script(seed: int, moves: int) -> list[tuple[int, str, int]]:
-    """(seat, move, expected seq) of the game's first `moves` moves on `seed`."""
+    """(seat, move, expected seq) of the game's first `moves` moves on `seed`. Every move, forced
+    ones too: the bench's games are created with forced_moves="ask", so none is played for them."""
     table = core.new_table(GAME, players=PLAYERS, seed=seed)
     played = []
     for now, seat, move in itertools.islice(random_moves(table, random.Random(seed)), moves):
@@ -62,7 +63,7 @@ def script(seed: int, moves: int) -> list[tuple[int, str, int]]:
 
 
 def in_process(games: Games, scripts: dict[int, list], tag: str) -> tuple[float, list[float]]:
-    ids = {seed: games.create(GAME, PLAYERS, seed=seed, game_id=f"bench-{tag}-{seed}") for seed in scripts}
+    ids = {seed: games.create(GAME, PLAYERS, seed=seed, game_id=f"bench-{tag}-{seed}", forced_moves="ask") for seed in scripts}
     latencies = []
     start = time.perf_counter()
     # Interleaved across games, as the HTTP clients' moves arrive: a move per game in turn.
@@ -118,7 +119,7 @@ def cpu_now(server_pid: int, redis_client) -> dict[str, float]:
 
 async def through_http(url: str, games: Games, seats: Seats, scripts: dict[int, list], clients: int, tag: str, client_kind: str, meter) -> tuple[float, list[float], dict[str, float]]:
     """(moves/s, latencies, CPU seconds of each process while the clients ran)."""
-    ids = {seed: games.create(GAME, PLAYERS, seed=seed, game_id=f"bench-{tag}-{seed}") for seed in scripts}
+    ids = {seed: games.create(GAME, PLAYERS, seed=seed, game_id=f"bench-{tag}-{seed}", forced_moves="ask") for seed in scripts}
     tokens = {(seed, seat): seats.issue(ids[seed], seat) for seed in scripts for seat in range(PLAYERS)}
     owned = [list(scripts)[i::clients] for i in range(clients)]
     latencies: list[float] = []
@@ -163,12 +164,11 @@ async def through_http(url: str, games: Games, seats: Seats, scripts: dict[int, 
 
 def through_app(games: Games, seats: Seats, client, scripts: dict[int, list], tag: str) -> dict[str, float]:
     """CPU per move (ms) of pbm's ASGI app called directly, one request at a time (no sockets, no
-    uvicorn, no other process): with every move on the event loop, with every move handed to the
-    thread pool (the two ways Pace chooses between), and of Games.submit alone for the same moves.
-    What the app's own code costs a move, which the machine's load blurs less than the figures
-    through sockets."""
+    uvicorn, no other process): as it runs, every move handed to its thread pool; with every move
+    run on the event loop instead (what the pool's hand-over costs; pbm/web/context.py, MovePool);
+    and of Games.submit alone for the same moves. What the app's own code costs a move, which the
+    machine's load blurs less than the figures through sockets."""
     from pbm.web import create_app  # the front end, as pbm serve builds it
-    from pbm.web.context import Pace
 
     total = sum(map(len, scripts.values()))
 
@@ -189,7 +189,7 @@ def through_app(games: Games, seats: Seats, client, scripts: dict[int, list], ta
             raise RuntimeError(f"move refused: {answer[0]['status']} {answer[1].get('body', b'')[:200]!r}")
 
     def played(prefix: str, move) -> float:
-        ids = {seed: games.create(GAME, PLAYERS, seed=seed, game_id=f"bench-{tag}{prefix}-{seed}") for seed in scripts}
+        ids = {seed: games.create(GAME, PLAYERS, seed=seed, game_id=f"bench-{tag}{prefix}-{seed}", forced_moves="ask") for seed in scripts}
         tokens = {(seed, seat): seats.issue(ids[seed], seat) for seed in scripts for seat in range(PLAYERS)}
         start = os.times()
         for step in range(max(len(s) for s in scripts.values())):
@@ -201,9 +201,16 @@ def through_app(games: Games, seats: Seats, client, scripts: dict[int, list], ta
         return (end.user + end.system - start.user - start.system) / total * 1000
 
     figures = {}
-    for way, prefix, limit_s in (("on the loop", "l", float("inf")), ("in the pool", "p", -1.0)):
+    class OnTheLoop:
+        """In place of the app's MovePool: the move run where it is asked for, on the loop."""
+
+        async def run(self, call):
+            return call()
+
+    for way, prefix, on_loop in (("in the pool", "p", False), ("on the loop", "l", True)):
         app = create_app(client, games=games, moves_per_window=10**9)
-        app.state.pbm.move_pace = Pace(limit_s=limit_s)  # the one way, whatever the waits
+        if on_loop:
+            app.state.pbm.move_pool = OnTheLoop()
         loop = asyncio.new_event_loop()
         try:
             figures[way] = played(prefix, lambda _game, token, _seat, text, seq: loop.run_until_complete(

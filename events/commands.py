@@ -250,14 +250,6 @@ class Games:
             self._follow_up(new_id, table, sealed[-1].hash, None, forced_moves, forced_pending=True)
             return new_id
 
-    def busy(self, game_id: str) -> bool:
-        """Whether another thread holds the game's lock now (a call that would wait for it)."""
-        lock = self._locks[hash(game_id) % LOCK_STRIPES]
-        if not lock.acquire(blocking=False):
-            return True
-        lock.release()
-        return False
-
     @one_game_at_a_time
     def table(self, game_id: str) -> Table:
         """A copy of the game's table as the log has it now (with its seed, to play on or view)."""

@@ -22,12 +22,13 @@ import pytest
 
 from events.server import DEFAULT_TIMEOUT_S, EmbeddedRedis
 from pbm.web.errors import UNAVAILABLE
+from pbm.web.pages import STATIC_PATH
 from tests.real_redis import redis_server
 
 ADMIN = "hang-test-admin-token-of-32-chars-or-more"  # pbm serve refuses a shorter one
-# How long any answer may take while Redis hangs: pbm's timeout twice (a request that comes while a
-# move on the event loop waits out its own timeout is read only after it: pbm/web/context.py's Pace),
-# and room for a loaded machine. Before: 20 s for one request, 21 s for the seventh of seven at once.
+# How long any answer may take while Redis hangs: pbm's timeout twice (a request not exempt from the
+# per-address limits waits out one timeout there, pbm/web/limits.py, and one in its handler), and room
+# for a loaded machine. Before: 20 s for one request, 21 s for the seventh of seven at once.
 ANSWER_S = 2 * DEFAULT_TIMEOUT_S + 4
 
 
@@ -161,6 +162,54 @@ def test_pbm_serve_answers_every_request_within_seconds_while_redis_hangs(tmp_pa
     logged = "\n".join(log)
     assert "did not answer in time" in logged and f":***@127.0.0.1:{port}" in logged
     assert "hang-pw" not in logged and "Traceback" not in logged
+
+
+def test_moves_and_forms_that_wait_on_a_hung_redis_hold_no_other_request(tmp_path: Path) -> None:
+    """A move through the API and the seat page's form posts (a move, a vacation) wait on a hung
+    Redis in the thread pool: meanwhile the server answers what needs no Redis at once. Before, the
+    forms asked Redis on the event loop once they had read their body, and so did a move through
+    the API (while Pace kept moves there): each held every request of the server for a timeout.
+    Redis' timeout is raised here so that a request held that long cannot pass for a slow one."""
+    hang_s = 6.0
+    prompt_s = hang_s / 2
+    with redis_server() as (url, admin):
+        env = environment(tmp_path, url) | {"PBM_REDIS_TIMEOUT_S": str(hang_s)}
+        with serving(env, tmp_path / "serve.log") as (base, _log):
+            game_id, tokens = new_game(base)
+            me = httpx.get(f"{base}/api/me", headers=bearer(tokens[0]), timeout=30).json()
+            seat = me["view"]["to_act"][0]
+            opened = httpx.get(f"{base}/play/{tokens[seat]}", timeout=30)  # the link leaves the seat's cookie
+            assert opened.status_code == 303, opened.text
+            given = next(iter(opened.cookies.jar))  # the page's (its replay's has the same token)
+            cookie = {"Cookie": f"{given.name}={given.value}"}
+            page = f"{base}{opened.headers['location']}"
+            waiting = {
+                "an API move": ("POST", f"{base}/api/me/moves", {"json": {"move": "play 1Sp"}, "headers": bearer(tokens[seat])}),
+                "the page's move": ("POST", f"{page}/move", {"data": {"move": "play 1Sp", "csrf": "x"}, "headers": cookie}),
+                "the page's vacation": ("POST", f"{page}/vacation", {"data": {"days": "2", "csrf": "x"}, "headers": cookie}),
+            }
+            static = f"{base}{STATIC_PATH}/page.css"  # answered without Redis
+            assert httpx.get(static, timeout=30).status_code == 200
+            quick: list[tuple[float, float]] = []  # (when sent, how long it took) of each static file
+            with stopped(int(admin.info("server")["process_id"])):
+                sent_at = time.monotonic()
+                held: dict[str, tuple[int, float, str]] = {}
+                sender = threading.Thread(target=lambda: held.update(at_once(waiting)))
+                sender.start()
+                while sender.is_alive():
+                    asked = time.monotonic()
+                    answered = httpx.get(static, timeout=60)
+                    assert answered.status_code == 200
+                    quick.append((asked - sent_at, time.monotonic() - asked))
+                    time.sleep(0.1)
+                sender.join()
+            back_again(base, tokens[0])
+    for name, (status, took, text) in held.items():
+        # Each did wait on the hung Redis (so the files below were asked for meanwhile), then a 503.
+        assert status == 503 and hang_s <= took < 3 * hang_s + 4, f"{name}: {status} after {took:.1f} s: {text}"
+    slow = [(round(when, 1), round(took, 1)) for when, took in quick if took >= prompt_s]
+    assert not slow, f"held while the others waited on Redis: (sent at s, took s) {slow}"
+    assert max(when for when, _took in quick) >= hang_s  # asked for through the waits, not only before them
 
 
 def test_a_hung_or_dead_embedded_redis_is_a_503_naming_nothing_of_its_data_directory(tmp_path: Path) -> None:

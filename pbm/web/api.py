@@ -8,9 +8,9 @@ folded table is never touched by two threads at once).
 The move endpoint, the one a busy server answers most, is reached past the rest of the stack
 (pbm/web/app.py, Shortcut) and routed by MoveRoute: the same function, the same spec, but its
 arguments are read straight from the request instead of through FastAPI's general dependency
-solving and validation; while its Redis round trip is quick it runs on the event loop rather than
-in the pool (pbm/web/context.py, Pace); and its token's check rides on the move's own append
-(events.seats.TokenCheck). Each cost the server about as much CPU as the move itself
+solving and validation; it runs in a thread pool of its own (pbm/web/context.py, MovePool), never
+on the event loop, which a Redis that hangs would hold; and its token's check rides on the move's
+own append (events.seats.TokenCheck). Each cost the server about as much CPU as the move itself
 (bench/serve.py; docs/serve.md "Speed").
 """
 
@@ -32,7 +32,7 @@ from events import clock as clocks
 from pbm import clock_control, disputes, seating, turn_report
 from events.disputes import Disputes
 from events.orders import Orders
-from events.seats import NotASeat, OverAllowance, TokenCheck, parse
+from events.seats import NotASeat, OverAllowance, TokenCheck
 from events.server import RedisUnavailable
 from pbm.web.auth import SeatAccess, bearer, checked, me, move_check, refusal, token_of
 from pbm.web.context import current
@@ -140,14 +140,8 @@ class MoveRoute(APIRoute):
             except ValidationError as invalid:
                 raise RequestValidationError([{**problem, "loc": ("body", *problem["loc"])} for problem in invalid.errors(include_url=False)]) from None
             credentials = await bearer(request)
-            server = current(request)
-            pace = server.move_pace
             play = partial(endpoint, body, request, credentials, request.headers.get("idempotency-key"))
-            # Never on the loop while another thread holds the game: waiting for its lock there
-            # would hold every request of the server (a Redis that hangs makes that seconds).
-            named = parse(token_of(credentials) or "")
-            on_loop = pace.on_loop() and not (named is not None and server.games.busy(named[0]))
-            return pace.timed(play) if on_loop else await pace.in_pool(play)
+            return await current(request).move_pool.run(play)
 
         return handler
 

@@ -313,8 +313,14 @@ def back_to_page(server: Server, game_id: str, seat: int, said: Mapping[str, str
 @router.post(SEAT_PAGE + "/move")
 async def post_move(game_id: str, seat: int, request: Request) -> Response:
     """One move from a form of the page. With `Accept: application/json` (the page's script) it
-    answers like POST /api/me/moves; otherwise it redirects back to the page (303)."""
+    answers like POST /api/me/moves; otherwise it redirects back to the page (303). The body is
+    read here, on the event loop; everything after it asks Redis, so it runs in the thread pool
+    (a Redis that hangs holds this request for its timeout, not every request of the server)."""
     fields, first = await posted_form(request)
+    return await run_in_threadpool(form_move, game_id, seat, request, fields, first)
+
+
+def form_move(game_id: str, seat: int, request: Request, fields: list[tuple[str, str]], first: Mapping[str, str]) -> Response:
     wants_json = "application/json" in request.headers.get("accept", "")
     server = current(request)
     sent_from = first.get("at", "")
@@ -415,7 +421,13 @@ def order_text(first: Mapping[str, str]) -> str:
 async def seat_form(request: Request, game_id: str, seat: int, form: str, act: Any, notice: str) -> Response:
     """A form of the page other than a move: by the seat's cookie, counted as a move is (a form
     posted in a loop gets 429), refused from another site, then `act`; back to the page (303)
-    with `notice` (NOTICES, unless `act` answers another of them) or the refusal drawn in that form."""
+    with `notice` (NOTICES, unless `act` answers another of them) or the refusal drawn in that form. The
+    body is read on the event loop, the rest (Redis) in the thread pool, as a move's form."""
+    _fields, first = await posted_form(request)
+    return await run_in_threadpool(acted_form, request, game_id, seat, first, form, act, notice)
+
+
+def acted_form(request: Request, game_id: str, seat: int, first: Mapping[str, str], form: str, act: Any, notice: str) -> Response:
     server = current(request)
 
     def refused(reason: str) -> Response:
@@ -425,12 +437,11 @@ async def seat_form(request: Request, game_id: str, seat: int, form: str, act: A
         access, token = cookie_seat(request, game_id, seat, counted=mover_for)
     except ApiError as failure:
         return not_a_seat(401, failure.message) if failure.status == 401 else refused(failure.message)
-    _fields, first = await posted_form(request)
     stopped = form_refusal(server, token, request, first)
     if stopped is not None:
         return refused(stopped)
     try:
-        said = await run_in_threadpool(act, server, access, first)
+        said = act(server, access, first)
     except (core.SetupError, core.IllegalMove) as refusal:
         return refused(str(refusal))
     return back_to_page(server, game_id, seat, {"notice": said if isinstance(said, str) and said in NOTICES else notice})

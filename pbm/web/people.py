@@ -14,6 +14,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import asyncio
+import logging
+
+import redis
 
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
@@ -22,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from starlette.concurrency import run_in_threadpool
 
 from events import keys
+from events.server import RedisUnavailable, explain
 from pbm import clock_control
 from pbm import people as ops
 from pbm.web import seat_cookie
@@ -35,6 +39,7 @@ from pbm.web.render import environment
 router = APIRouter(prefix="/api/people")
 pages = APIRouter(include_in_schema=False)  # the person's page: /me/{person token}...
 PersonId = Annotated[str, Path(min_length=1, max_length=40, pattern=r"^p-[0-9a-f]{12}$")]
+log = logging.getLogger("pbm.web")
 NOT_A_PERSON = "not a valid person link (it may have been replaced: ask the game's operator for yours)"
 Loose = Annotated[StrictStr, Field(max_length=2000)]  # bounded here, checked by events.people for a clear message
 
@@ -185,11 +190,12 @@ EVENTS_STREAM_S = 300  # then the browser's EventSource reconnects (and sees sea
 async def person_events(request: Request) -> Response:
     """Server-sent events: `seq`, the sum of the lengths of the person's games' logs, when the
     stream opens and whenever it grows (the page's script then redraws it, as a seat's page does)."""
+    # Redis is asked from the thread pool throughout, as a seat's stream asks it (pbm/web/pages.py).
     try:
         person_id, _token = await run_in_threadpool(cookie_person, request)
     except ApiError as failure:
         return secured(JSONResponse({"error": failure.message}, failure.status))
-    game_ids = sorted({game_id for game_id, _seat in current(request).people.seats(person_id)})
+    game_ids = sorted({game_id for game_id, _seat in await run_in_threadpool(current(request).people.seats, person_id)})
     client = current(request).seats.redis
 
     def total() -> int:
@@ -204,7 +210,11 @@ async def person_events(request: Request) -> Response:
         end = loop.time() + EVENTS_STREAM_S
         yield "retry: 2000\n\n"
         while loop.time() < end and not await request.is_disconnected():
-            seq = await run_in_threadpool(total)
+            try:
+                seq = await run_in_threadpool(total)
+            except (redis.RedisError, RedisUnavailable) as failure:
+                log.error("%s", explain(failure))  # the answer has begun: the stream ends, the browser reconnects
+                return
             if seq != last:
                 last = seq
                 yield f"event: seq\ndata: {seq}\n\n"

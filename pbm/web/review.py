@@ -54,8 +54,9 @@ class BadStep(ValueError):
 
 
 @router.get("/review/{token}", response_class=HTMLResponse)
-async def link(token: str, request: Request) -> Response:
-    """A seat's link to its replay: as /play/{token}, on to the replay page."""
+def link(token: str, request: Request) -> Response:
+    """A seat's link to its replay: as /play/{token}, on to the replay page (a plain function, so
+    in the thread pool: it asks Redis)."""
     return opened_link(token, request, seat_cookie.review_path)
 
 

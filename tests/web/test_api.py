@@ -8,7 +8,6 @@ import re
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 import redis
@@ -368,24 +367,6 @@ def test_a_forms_whole_numbers_are_ascii_digits(client: TestClient, store: Store
         answer = client.post(f"{opened.url.path}/move", data={"move": "no such move", "expected_seq": expected, "csrf": csrf}, headers={"Accept": "application/json"})
         assert answer.status_code == 422 and "\n" not in answer.json()["error"], (expected, answer.text)
     assert store.length(created["game_id"]) == length
-
-
-def test_moves_leave_the_event_loop_while_they_wait_long(client: TestClient, app, store: Store):
-    pace = app.state.pbm.move_pace
-    assert pace.on_loop()
-    pace.timed(time.sleep, 0.05)  # a move that waited 50 ms on a slow Redis
-    created = new_game(client)
-    game_id = created["game_id"]
-    for _ in range(pace.away):  # the next ones go to the pool, where they play as well
-        assert pace.pooled
-        seat, me = first_to_act(client, created)
-        played = client.post("/api/me/moves", json={"move": me["view"]["legal_moves"][0]}, headers=bearer(seat["token"]))
-        assert played.status_code == 200 and store.length(game_id) > me["view"]["seq"], played.text
-    assert pace.on_loop() and pace.probing  # then one on the loop measures afresh
-    pace.record(0.0)  # a quick one (a timed no-op could itself be preempted on a loaded machine)
-    assert pace.on_loop() and pace.pooled == 0 and pace.average_s < pace.limit_s
-    pace.timed(time.sleep, 0.05)
-    assert not pace.on_loop()  # and a slow one sends them away again
 
 
 def test_a_lost_redis_is_a_503_with_one_line(store: Store, caplog):

@@ -28,8 +28,13 @@ def mail_in(recipients: tuple[str, ...], as_json: bool) -> None:
     import redis
 
     from events import server
-    from pbm.mail import MAX_MESSAGE_BYTES, Received, receive
+    from pbm.mail import MAX_MESSAGE_BYTES, MailSettingError, Received, receive, sender_check
 
+    try:
+        sender_check()
+    except MailSettingError as error:  # the operator's to fix: the MTA keeps the message meanwhile
+        errors.print(f"mail-in: not handled, try again later: {error}", highlight=False, markup=False, soft_wrap=True)
+        sys.exit(EX_TEMPFAIL)
     raw = sys.stdin.buffer.read(MAX_MESSAGE_BYTES + 1)
     if len(raw) > MAX_MESSAGE_BYTES:
         while sys.stdin.buffer.read(1 << 16):  # drained a piece at a time, so the MTA's pipe does not break
@@ -52,6 +57,11 @@ def mail_in(recipients: tuple[str, ...], as_json: bool) -> None:
 @click.option("--port", default=2525, show_default=True, type=click.IntRange(0, 65535), help="The port to listen on (0: any free one).")
 def mail_server(host: str, port: int) -> None:
     """Listen over SMTP for moves by mail (the MTA relays pbm's plus addresses here)."""
-    from pbm.mail import serve
+    from pbm.mail import MailSettingError, sender_check, serve
 
+    try:
+        sender_check()
+    except MailSettingError as error:
+        errors.print(f"mail-server: {error}", highlight=False, markup=False, soft_wrap=True)
+        sys.exit(1)
     serve(open_games(), host, port)

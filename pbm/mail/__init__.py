@@ -5,7 +5,7 @@ answer; outbox sends it by mail or signed webhook). It must not import the other
 aiosmtpd is imported by `serve` only.
 """
 
-from pbm.mail.inbound import MAX_MESSAGE_BYTES, Received, receive
+from pbm.mail.inbound import MAX_MESSAGE_BYTES, MailSettingError, Received, receive, sender_check
 from pbm.mail.smtp import serve
 
-__all__ = ["MAX_MESSAGE_BYTES", "Received", "receive", "serve"]
+__all__ = ["MAX_MESSAGE_BYTES", "MailSettingError", "Received", "receive", "sender_check", "serve"]

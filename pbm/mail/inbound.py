@@ -10,6 +10,12 @@ command id (hashed, kept to its seat), so a message delivered twice plays once a
 once. The answer goes to the seat's own channel (its e-mail address, else its webhook), never to
 the message's From address.
 
+A seat with an e-mail address plays only the mail that comes from it (PBM_MAIL_SENDER_CHECK, on
+unless set to "off"): anyone copied on a reply holds the token in its address. The check reads the
+From header, which a sender can write as they like: it stops a reply-all or a forwarded turn mail,
+and a forger only where the MTA refuses mail that fails DMARC before it reaches pbm (docs/mail.md).
+A mail from another address is refused, and that is told to the seat's own address.
+
 A first line `salt: <text>` gives the seat's salt for a deal that waits for one (core.salts;
 docs/fairness.md) instead of a move; like a move, it is never logged. A first line `dispute SEQ:
 REASON` raises a dispute of that seq (events/disputes.py), kept beside the log for the operator.
@@ -67,6 +73,24 @@ class Received:
         return f"mail-in: {self.status}{where}: {self.reason}" + ("; answered" if self.answered else "")
 
 
+SENDER_CHECK_ENV = "PBM_MAIL_SENDER_CHECK"
+_SWITCH = {"on": True, "1": True, "yes": True, "true": True, "off": False, "0": False, "no": False, "false": False}
+
+
+class MailSettingError(ValueError):
+    """A mail setting in the environment that pbm cannot read: one line naming it."""
+
+
+def sender_check() -> bool:
+    """Whether a seat with an e-mail address plays only mail from that address
+    (PBM_MAIL_SENDER_CHECK: on by default; "off" to play any mail that carries the token)."""
+    given = os.environ.get(SENDER_CHECK_ENV, "on")
+    switch = _SWITCH.get(given.strip().lower())
+    if switch is None:
+        raise MailSettingError(f"{SENDER_CHECK_ENV} must be on or off, not {given[:40]!r}")
+    return switch
+
+
 def mail_limit() -> int:
     """How many messages one seat may send in FLOOD_WINDOW_S (PBM_MAILS_PER_10MIN, default 60)."""
     try:
@@ -84,6 +108,7 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
         message = email.message_from_bytes(raw, policy=email.policy.default)
         auto = str(message.get("Auto-Submitted", "no")).strip().lower()
         sender = parseaddr(str(message.get("From", "")))[1].lower()
+        senders = [address.lower() for _name, address in getaddresses([str(value) for value in message.get_all("From", [])])]
         addresses = header_addresses(message)
         subject = "".join(char for char in " ".join(str(message.get("Subject", "")).split()) if char.isprintable())[:200]
         message_id = " ".join(str(message.get("Message-ID", "")).split())
@@ -105,12 +130,18 @@ def receive(games: Games, raw: bytes, recipients: Sequence[str] = ()) -> Receive
     game_id, seat = check.game_id, check.seat
     if auto != "no" or sender == outbox.mail_from()[1].lower():
         return Received("dropped", "an automatic message (Auto-Submitted, or pbm's own): never answered", game_id, seat)
+    command_id = mail_command_id(seat, message_id, raw)
+    in_reply_to = message_id if _MESSAGE_ID.fullmatch(message_id) else None
+    own = Seats(games.store.redis).contact(game_id, seat).get("email") if sender_check() else None
+    if own and senders != [own.strip().lower()]:
+        # Answered to the seat's own address (as every answer is), never to the sender: the seat
+        # learns that a mail from elsewhere carried its link, the sender learns nothing.
+        return answer(games, game_id, seat, command_id, "refused", f"its sender is not the seat's address ({SENDER_CHECK_ENV})", subject, in_reply_to,
+                      detail="it came from another address than this seat's, and moves are played only from the address this mail came to")
     try:
         move = first_move_line(body_text(message))
     except Exception as error:  # a body in a charset or encoding Python cannot read
         return Received("dropped", f"its body cannot be read ({type(error).__name__})", game_id, seat)
-    command_id = mail_command_id(seat, message_id, raw)
-    in_reply_to = message_id if _MESSAGE_ID.fullmatch(message_id) else None
     if move is None:
         return answer(games, game_id, seat, command_id, "refused", "no move found: write it alone on the first line", subject, in_reply_to)
     salt = _SALT_LINE.match(move)

@@ -21,9 +21,9 @@ pytestmark = pytest.mark.usefixtures("clean_notify_queue")
 LIMIT = 12
 
 
-def mail_to(address: str, body: str = "play 7Su", **headers: str) -> bytes:
+def mail_to(address: str, body: str = "play 7Su", sender: str = "mallory@elsewhere.test", **headers: str) -> bytes:
     message = EmailMessage()
-    message["From"] = "mallory@elsewhere.test"
+    message["From"] = sender
     message["To"] = address
     message["Subject"] = "Re: your turn"
     for name, value in headers.items():

@@ -278,6 +278,10 @@ def redis_kills(kills: int, writers: int = 4, fsync: str = "everysec", gap_s: tu
         figures.update(
             missing=figures["lost"],  # acknowledged and not in the log now
             lost=len(lost),  # and those played again since
+            # What a loss needs to be explained: each lost command's acknowledgement against the
+            # kills, and what Redis's log says it cut off its append-only file at each restart.
+            lost_detail=[lost_when(done, first_acked[done], killed_at, vanished) for done in sorted(lost, key=first_acked.get)][:10],
+            aof_repairs=aof_repairs(server.directory / "redis.log"),
             fsync=fsync,
             kills=kills,
             writers=writers,
@@ -304,6 +308,25 @@ def lost_moves(store: Store, game_ids: list[str], acked: list[tuple[str, str, fl
     times = Counter((game_id, command_id) for game_id, command_id, _at in acked)
     logged = commands_in_log(store, game_ids)
     return {done for done, count in times.items() if count > 1 or done not in logged}, first_acked
+
+
+def lost_when(done: tuple[str, str], acked: float, killed_at: list[float], vanished: set[str]) -> str:
+    """One lost command, for a failure's message: its game and command id, and how long before the
+    next kill it was acknowledged."""
+    game_id, command_id = done
+    after = [(number, kill) for number, kill in enumerate(killed_at, 1) if kill >= acked]
+    when = f"{1000 * (after[0][1] - acked):.0f} ms before kill {after[0][0]}" if after else "after the last kill"
+    return f"{command_id}: acknowledged {when}" + (" (its game vanished)" if game_id in vanished else "")
+
+
+def aof_repairs(log: Path) -> list[str]:
+    """What a restarted Redis cut off its append-only file (a command half written when it was
+    killed, or a transaction without its EXEC): its own log's lines saying so."""
+    said = ("Truncating the AOF", "Revert incomplete MULTI", "short read")
+    try:
+        return [line.strip() for line in log.read_text(errors="replace").splitlines() if any(word in line for word in said)][:20]
+    except OSError:
+        return []
 
 
 def held_when_killed(acked: float, killed_at: list[float], held_s: float) -> bool:

@@ -165,10 +165,11 @@ def test_pbm_serve_answers_every_request_within_seconds_while_redis_hangs(tmp_pa
 
 
 def test_moves_and_forms_that_wait_on_a_hung_redis_hold_no_other_request(tmp_path: Path) -> None:
-    """A move through the API and the seat page's form posts (a move, a vacation) wait on a hung
-    Redis in the thread pool: meanwhile the server answers what needs no Redis at once. Before, the
-    forms asked Redis on the event loop once they had read their body, and so did a move through
-    the API (while Pace kept moves there): each held every request of the server for a timeout.
+    """A move through the API, the seat page's form posts (a move, a vacation) and the console wait
+    on a hung Redis in the thread pool: meanwhile the server answers what needs no Redis at once.
+    Before, the forms and the console asked Redis on the event loop (the forms once they had read
+    their body), and so did a move through the API (while Pace kept moves there): each held every
+    request of the server for a timeout.
     Redis' timeout is raised here so that a request held that long cannot pass for a slow one."""
     hang_s = 6.0
     # A request held behind one of them waits most of a timeout: the first sent after the hold
@@ -189,6 +190,7 @@ def test_moves_and_forms_that_wait_on_a_hung_redis_hold_no_other_request(tmp_pat
                 "an API move": ("POST", f"{base}/api/me/moves", {"json": {"move": "play 1Sp"}, "headers": bearer(tokens[seat])}),
                 "the page's move": ("POST", f"{page}/move", {"data": {"move": "play 1Sp", "csrf": "x"}, "headers": cookie}),
                 "the page's vacation": ("POST", f"{page}/vacation", {"data": {"days": "2", "csrf": "x"}, "headers": cookie}),
+                "the console": ("GET", f"{base}/admin", {"headers": {"Cookie": "pbm_console=" + "a" * 64}}),  # its session is looked up
             }
             static = f"{base}{STATIC_PATH}/page.css"  # answered without Redis
             assert httpx.get(static, timeout=30).status_code == 200

@@ -79,9 +79,14 @@ def review(game_id: str, seat: int, request: Request) -> Response:
 @router.post(REVIEW_PAGE + "/disputes")
 async def post_dispute(game_id: str, seat: int, request: Request) -> Response:
     """The replay page's dispute form: the step shown, and a reason (events.disputes, as POST
-    /api/me/disputes). Back to that step (303), with a note saying it is raised or why not."""
-    server = current(request)
+    /api/me/disputes). Back to that step (303), with a note saying it is raised or why not. The
+    body is read on the event loop, the rest (Redis) in the thread pool, as the seat page's forms."""
     _fields, first = await posted_form(request)
+    return await run_in_threadpool(disputed, game_id, seat, request, first)
+
+
+def disputed(game_id: str, seat: int, request: Request, first: Mapping[str, str]) -> Response:
+    server = current(request)
     step = whole_number(first.get("seq", ""), 9)
     back = seat_cookie.review_path(game_id, seat) + ("" if step is None else f"?seq={step}")
 
@@ -100,7 +105,7 @@ async def post_dispute(game_id: str, seat: int, request: Request) -> Response:
         if step is None:
             raise BadDispute("the dispute names the step shown: a whole number")
         key = first.get("idempotency_key") or None
-        dispute, _again = await run_in_threadpool(disputes.raise_dispute, server.games, game_id, access.seat, step, first.get("reason", "")[: MAX_REASON_CHARS * 4], command_id(access.seat, key))
+        dispute, _again = disputes.raise_dispute(server.games, game_id, access.seat, step, first.get("reason", "")[: MAX_REASON_CHARS * 4], command_id(access.seat, key))
     except (core.IllegalMove, ApiError) as refusal:
         return answer({"refused": refusal.message if isinstance(refusal, ApiError) else str(refusal)})
     return answer({"disputed": dispute.id})

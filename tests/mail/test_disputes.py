@@ -98,16 +98,16 @@ def test_a_seat_may_raise_only_so_many(dispatching: Games, table_of_three) -> No
 def test_a_mailed_dispute_is_raised_once_and_answered_and_a_bad_one_changes_nothing(dispatching: Games, table_of_three, smtp_sink) -> None:
     _client, game_id, tokens, mails = table_of_three
     address = f"pbm+{tokens[1]}@pbm.test"
-    first = mail_in.receive(dispatching, mail_to(address, "Dispute 3: the trick went to the wrong seat\n\n> your turn", Message_ID="<d1@players.test>"))
+    first = mail_in.receive(dispatching, mail_to(address, "Dispute 3: the trick went to the wrong seat\n\n> your turn", sender=mails[1], Message_ID="<d1@players.test>"))
     assert first.status == "disputed" and first.answered and "wrong seat" not in first.line()
-    twice = mail_in.receive(dispatching, mail_to(address, "Dispute 3: the trick went to the wrong seat", Message_ID="<d1@players.test>"))
+    twice = mail_in.receive(dispatching, mail_to(address, "Dispute 3: the trick went to the wrong seat", sender=mails[1], Message_ID="<d1@players.test>"))
     assert twice.status == "disputed" and "answered before" in twice.reason
     [dispute] = stored(dispatching, game_id)
     assert (dispute.seat, dispute.seq, dispute.reason) == (1, 3, "the trick went to the wrong seat")
     answers = [mail for mail in smtp_sink.to(mails[1]) if "dispute" in mail.get_content().lower()]
     assert len(answers) == 1 and f"Your dispute of seq 3 in {game_id} is with the operator" in answers[0].get_content()
     for body, said in (("dispute: no number", "write `dispute SEQ: REASON`"), ("dispute 999: too far", "no seq 999"), ("dispute 2", "the reason is empty")):
-        refused = mail_in.receive(dispatching, mail_to(address, body, Message_ID=f"<{uuid.uuid4().hex}@players.test>"))
+        refused = mail_in.receive(dispatching, mail_to(address, body, sender=mails[1], Message_ID=f"<{uuid.uuid4().hex}@players.test>"))
         assert refused.status == "refused" and refused.answered, body
         assert said in smtp_sink.to(mails[1])[-1].get_content(), body
     assert stored(dispatching, game_id) == [dispute]

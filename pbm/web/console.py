@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import functools
 import hmac
+import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote
 
 import pydantic
 from fastapi import APIRouter, Request
@@ -37,7 +38,7 @@ from pbm.web import console_session, operator, replay_file
 from pbm.web.console_session import Session
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError, validation_message
-from pbm.web.pages import STATIC_PATH, posted_form, same_origin, secured
+from pbm.web.pages import STATIC_PATH, same_origin, secured
 from pbm.web.render import environment
 from workers.bots import KINDS as BOT_KINDS
 
@@ -114,14 +115,19 @@ def viewer(request: Request) -> Session:
     return session
 
 
-async def poster(request: Request) -> tuple[Session, dict[str, str]]:
+def form_of(request: Request) -> dict[str, str]:
+    """A form post's first value of each field, from the body `refusing` has read."""
+    return {name: value for name, value in reversed(parse_qsl(request._body.decode("utf-8", "replace"), keep_blank_values=True))}
+
+
+def poster(request: Request) -> tuple[Session, dict[str, str]]:
     """A form post's session and fields: Refused (401 and the sign-in page) without a session,
     (403) from another site or without the session's CSRF token."""
     server = current(request)
     session = signed_in(request)
     if session is None:
         raise Refused(sign_in_page(request, 401, "your session has ended: sign in again"))
-    _fields, first = await posted_form(request)
+    first = form_of(request)
     origin = request.headers.get("origin")
     cross = request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none") or (
         origin is not None and origin != "null" and not same_origin(server, request, origin)
@@ -131,15 +137,14 @@ async def poster(request: Request) -> tuple[Session, dict[str, str]]:
     return session, first
 
 
-async def console_form(request: Request, act: Callable[[Server, dict[str, str]], Any], refused: Callable[[Session, int, str], Response],
+def console_form(request: Request, act: Callable[[Server, dict[str, str]], Any], refused: Callable[[Session, int, str], Response],
                        done: Callable[[Session, Any], Response]) -> Response:
     """Every console form but signing in: the session and its CSRF check (poster), then `act` (one
-    of the operations the API and the CLI use, in the thread pool: a Redis that hangs holds this
-    request, not the event loop); a refusal drawn by `refused` (the page again, the one line beside
-    the form that sent it), else `done` with what `act` answered."""
-    session, fields = await poster(request)
+    of the operations the API and the CLI use); a refusal drawn by `refused` (the page again, the
+    one line beside the form that sent it), else `done` with what `act` answered."""
+    session, fields = poster(request)
     try:
-        answer = await run_in_threadpool(act, current(request), fields)
+        answer = act(current(request), fields)
     except REFUSALS as failure:
         status, message = failure_of(failure)
         return refused(session, status, message)
@@ -147,12 +152,18 @@ async def console_form(request: Request, act: Callable[[Server, dict[str, str]],
 
 
 def refusing(handler):
-    """Answers a route's Refused with its page."""
+    """A console route: its body read on the event loop, then the handler (which asks Redis) in
+    the thread pool, so a Redis that hangs holds this request for its timeout and not the server's
+    event loop; a Refused answered with its page. The handler is a plain function (a coroutine run
+    in the pool would answer the coroutine itself)."""
+    if inspect.iscoroutinefunction(handler):
+        raise TypeError(f"{handler.__name__}: a console route is a plain function, run in the thread pool")
 
     @functools.wraps(handler)
-    async def answered(*args, **kwargs):
+    async def answered(request: Request, **kwargs):
+        await request.body()  # kept by the request: form_of reads it there
         try:
-            return await handler(*args, **kwargs)
+            return await run_in_threadpool(handler, request=request, **kwargs)
         except Refused as refused:
             return refused.response
 
@@ -164,7 +175,7 @@ def refusing(handler):
 
 @router.get("")
 @refusing
-async def home(request: Request) -> Response:
+def home(request: Request) -> Response:
     session = signed_in(request)
     if session is None:
         return sign_in_page(request)
@@ -180,11 +191,12 @@ async def home(request: Request) -> Response:
 
 
 @router.post("/sign-in")
-async def sign_in(request: Request) -> Response:
+@refusing
+def sign_in(request: Request) -> Response:
     server = current(request)
     if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
         return sign_in_page(request, 403, "the sign-in form must come from this console's own page")
-    _fields, first = await posted_form(request)
+    first = form_of(request)
     given = first.get("token", "").strip()
     if not server.admin_token:
         return sign_in_page(request, 401, "the console is off: start the server with PBM_ADMIN_TOKEN set")
@@ -199,8 +211,8 @@ async def sign_in(request: Request) -> Response:
 
 @router.post("/sign-out")
 @refusing
-async def sign_out(request: Request) -> Response:
-    session, _first = await poster(request)
+def sign_out(request: Request) -> Response:
+    session, _first = poster(request)
     console_session.end(current(request).seats.redis, session.id)
     response = back(HOME, "signed-out")
     console_session.take_away(response)
@@ -223,7 +235,7 @@ def new_game_form(request: Request, session: Session, fields: Mapping[str, str],
 
 @router.get("/new")
 @refusing
-async def new_game(request: Request) -> Response:
+def new_game(request: Request) -> Response:
     """Two steps without a script: the game and its number of players (a GET form), then each
     seat and the options."""
     session = viewer(request)
@@ -300,7 +312,7 @@ def new_game_body(fields: Mapping[str, str]) -> operator.NewGame:
 
 @router.post("/new")
 @refusing
-async def create_game(request: Request) -> Response:
+def create_game(request: Request) -> Response:
     """The new game, and the page with each seat's link and the join link: shown once, here."""
     fields: dict[str, str] = {}
 
@@ -308,7 +320,7 @@ async def create_game(request: Request) -> Response:
         fields.update(given)  # drawn again in the form on a refusal
         return operator.create(server, server.base_url(request), new_game_body(given))
 
-    return await console_form(request, create, lambda session, status, message: new_game_form(request, session, fields, status, message),
+    return console_form(request, create, lambda session, status, message: new_game_form(request, session, fields, status, message),
                               lambda session, created: html("console_created.html", 201, session, created=created))
 
 
@@ -337,13 +349,13 @@ def game_path(game_id: str) -> str:
 
 @router.get("/games/{game_id}")
 @refusing
-async def one_game(game_id: str, request: Request) -> Response:
+def one_game(game_id: str, request: Request) -> Response:
     return game_page(request, viewer(request), game_id)
 
 
-async def game_form(request: Request, game_id: str, at: str, act: Callable[[Server, dict[str, str]], Any], done: Callable[[Session, Any], Response]) -> Response:
+def game_form(request: Request, game_id: str, at: str, act: Callable[[Server, dict[str, str]], Any], done: Callable[[Session, Any], Response]) -> Response:
     """A form of one game's page (console_form): a refusal drawn on that page beside the form `at`."""
-    return await console_form(request, act, lambda session, status, message: game_page(request, session, game_id, status, message, at), done)
+    return console_form(request, act, lambda session, status, message: game_page(request, session, game_id, status, message, at), done)
 
 
 def shown_on_game_page(request: Request, game_id: str, what: Callable[[Any], str]) -> Callable[[Session, Any], Response]:
@@ -359,9 +371,9 @@ def seat_number(text: str) -> int:
 
 @router.post("/games/{game_id}/seats/{seat}/reinvite")
 @refusing
-async def reinvite(game_id: str, seat: str, request: Request) -> Response:
+def reinvite(game_id: str, seat: str, request: Request) -> Response:
     """A fresh link for the seat, shown once on the page this POST answers."""
-    return await game_form(
+    return game_form(
         request, game_id, f"seat{seat}",
         lambda server, _fields: operator.reissued(server, server.base_url(request), game_id, seat_number(seat)),
         shown_on_game_page(request, game_id, lambda answer: f"Seat {answer['seat']}'s new link (the old one opens nothing now)"),
@@ -370,7 +382,7 @@ async def reinvite(game_id: str, seat: str, request: Request) -> Response:
 
 @router.post("/games/{game_id}/seats/{seat}/hand")
 @refusing
-async def hand(game_id: str, seat: str, request: Request) -> Response:
+def hand(game_id: str, seat: str, request: Request) -> Response:
     """The seat to a bot (`bot` names its kind) or back to a person (`bot` empty); a person who
     takes a seat with no link gets one, shown once here."""
 
@@ -383,12 +395,12 @@ async def hand(game_id: str, seat: str, request: Request) -> Response:
             return shown_on_game_page(request, game_id, lambda answer: f"Seat {answer['seat']} is a person's again; its link")(session, answer)
         return back(game_path(game_id), "to-bot" if answer["bot"] else "to-person")
 
-    return await game_form(request, game_id, f"seat{seat}", handed, done)
+    return game_form(request, game_id, f"seat{seat}", handed, done)
 
 
 @router.post("/games/{game_id}/clock")
 @refusing
-async def clock(game_id: str, request: Request) -> Response:
+def clock(game_id: str, request: Request) -> Response:
     def changed(server: Server, fields: dict[str, str]) -> str:
         action = fields.get("action", "")
         seat = fields.get("seat", "").strip()
@@ -400,13 +412,13 @@ async def clock(game_id: str, request: Request) -> Response:
         operator.clock_changed(server, game_id, operator.ClockChange.model_validate(change))
         return action
 
-    return await game_form(request, game_id, "clock", changed,
+    return game_form(request, game_id, "clock", changed,
                            lambda _session, action: back(game_path(game_id), {"pause": "paused", "resume": "resumed"}.get(action, "extended")))
 
 
 @router.post("/games/{game_id}/join-link")
 @refusing
-async def join_link(game_id: str, request: Request) -> Response:
+def join_link(game_id: str, request: Request) -> Response:
     """The game's join link shown (again, or anew once revoked; once, here), or revoked."""
 
     def invited(server: Server, fields: dict[str, str]) -> dict[str, Any] | None:
@@ -416,13 +428,13 @@ async def join_link(game_id: str, request: Request) -> Response:
         return None if token is None else {"url": joining.link(base, token)}
 
     shown = shown_on_game_page(request, game_id, lambda _answer: "The game's join link")
-    return await game_form(request, game_id, "join", invited,
+    return game_form(request, game_id, "join", invited,
                            lambda session, answer: back(game_path(game_id), "revoked") if answer is None else shown(session, answer))
 
 
 @router.get("/games/{game_id}/export")
 @refusing
-async def export(game_id: str, request: Request) -> Response:
+def export(game_id: str, request: Request) -> Response:
     session = viewer(request)
     server = current(request)
     try:
@@ -435,7 +447,7 @@ async def export(game_id: str, request: Request) -> Response:
 
 @router.get("/games/{game_id}/verify")
 @refusing
-async def verify(game_id: str, request: Request) -> Response:
+def verify(game_id: str, request: Request) -> Response:
     session = viewer(request)
     secret_seed = request.query_params.get("secret_seed") == "1"
     try:
@@ -448,22 +460,22 @@ async def verify(game_id: str, request: Request) -> Response:
 
 @router.post("/games/{game_id}/disputes/{dispute_id}/settle")
 @refusing
-async def settle_dispute(game_id: str, dispute_id: str, request: Request) -> Response:
+def settle_dispute(game_id: str, dispute_id: str, request: Request) -> Response:
     """Settle a dispute with the operator's words (pbm.disputes.settle, as `pbm disputes --settle`):
     every seat is sent the audit at its seq with them."""
-    return await game_form(request, game_id, "disputes", lambda server, fields: disputes.settle(server.games, game_id, dispute_id, fields.get("note", "")),
+    return game_form(request, game_id, "disputes", lambda server, fields: disputes.settle(server.games, game_id, dispute_id, fields.get("note", "")),
                            lambda _session, _answer: back(game_path(game_id), "settled"))
 
 
 @router.post("/games/{game_id}/delete")
 @refusing
-async def delete(game_id: str, request: Request) -> Response:
+def delete(game_id: str, request: Request) -> Response:
     def deleted(server: Server, fields: dict[str, str]) -> None:
         if fields.get("confirm", "") != game_id:
             raise core.SetupError("type the game's id to delete it: nothing deleted")
         deleting.delete(server.games, [game_id], force="force" in fields)
 
-    return await game_form(request, game_id, "delete", deleted, lambda _session, _answer: back(HOME, "deleted"))
+    return game_form(request, game_id, "delete", deleted, lambda _session, _answer: back(HOME, "deleted"))
 
 
 # People.
@@ -477,13 +489,13 @@ def people_page(request: Request, session: Session, status: int = 200, error: st
 
 @router.get("/people")
 @refusing
-async def people(request: Request) -> Response:
+def people(request: Request) -> Response:
     return people_page(request, viewer(request))
 
 
-async def people_form(request: Request, at: str, act: Callable[[Server, dict[str, str]], Any], done: Callable[[Session, Any], Response]) -> Response:
+def people_form(request: Request, at: str, act: Callable[[Server, dict[str, str]], Any], done: Callable[[Session, Any], Response]) -> Response:
     """A form of the people page (console_form): a refusal drawn there beside the form `at`."""
-    return await console_form(request, act, lambda session, status, message: people_page(request, session, status, message, at), done)
+    return console_form(request, act, lambda session, status, message: people_page(request, session, status, message, at), done)
 
 
 def optional(fields: Mapping[str, str], name: str) -> str | None:
@@ -492,7 +504,7 @@ def optional(fields: Mapping[str, str], name: str) -> str | None:
 
 @router.post("/people")
 @refusing
-async def add_person(request: Request) -> Response:
+def add_person(request: Request) -> Response:
     """A new person, and their link shown once on the page this POST answers."""
 
     def added(server: Server, fields: dict[str, str]) -> dict[str, str]:
@@ -500,12 +512,12 @@ async def add_person(request: Request) -> Response:
         person, token = people_ops.add(server.people, fields.get("name", ""), optional(fields, "email"), optional(fields, "tz"))
         return {"what": f"{person.name}'s link (all their games)", "url": people_ops.link(base, token)}
 
-    return await people_form(request, "add", added, lambda session, shown: people_page(request, session, 201, shown=shown))
+    return people_form(request, "add", added, lambda session, shown: people_page(request, session, 201, shown=shown))
 
 
 @router.post("/people/{person_id}/link")
 @refusing
-async def reissue_person(person_id: str, request: Request) -> Response:
+def reissue_person(person_id: str, request: Request) -> Response:
     """A fresh link for a person (as `pbm people link` and POST /api/people/{id}/token make it),
     shown once on the page this POST answers; their old link opens nothing from now on."""
 
@@ -514,23 +526,23 @@ async def reissue_person(person_id: str, request: Request) -> Response:
         name = server.people.need(person_id).name
         return {"what": f"{name}'s new link (the old one opens nothing now)", "url": people_ops.link(base, server.people.issue(person_id))}
 
-    return await people_form(request, person_id, issued, lambda session, shown: people_page(request, session, shown=shown))
+    return people_form(request, person_id, issued, lambda session, shown: people_page(request, session, shown=shown))
 
 
 @router.post("/people/{person_id}")
 @refusing
-async def edit_person(person_id: str, request: Request) -> Response:
+def edit_person(person_id: str, request: Request) -> Response:
     """A person's name, address and time zone as the form has them (empty: removed)."""
 
     def edited(server: Server, fields: dict[str, str]) -> None:
         server.people.need(person_id)
         people_ops.edit(server.people, server.seats, person_id, name=fields.get("name", ""), email=optional(fields, "email"), tz=optional(fields, "tz"))
 
-    return await people_form(request, person_id, edited, lambda _session, _answer: back(f"{HOME}/people", "edited"))
+    return people_form(request, person_id, edited, lambda _session, _answer: back(f"{HOME}/people", "edited"))
 
 
 @router.post("/people/{person_id}/erase")
 @refusing
-async def erase_person(person_id: str, request: Request) -> Response:
-    return await people_form(request, person_id, lambda server, _fields: people_ops.erase(server.people, server.seats, person_id),
+def erase_person(person_id: str, request: Request) -> Response:
+    return people_form(request, person_id, lambda server, _fields: people_ops.erase(server.people, server.seats, person_id),
                              lambda _session, _answer: back(f"{HOME}/people", "erased"))

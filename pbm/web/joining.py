@@ -151,11 +151,6 @@ async def post_join(token: str, request: Request) -> Response:
     if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
         return not_a_seat(403, "a join form must come from its own page")
     fields = dict(parse_qsl((await request.body()).decode("utf-8", "replace"), keep_blank_values=True))
-    return await run_in_threadpool(joined_page, token, request, fields)
-
-
-def joined_page(token: str, request: Request, fields: dict[str, str]) -> Response:
-    """The join form's answer (it asks Redis: in the thread pool)."""
     name, email, seat = fields.get("name", ""), fields.get("email", "").strip() or None, fields.get("seat", "")
     chosen = int(seat) if seat.isascii() and seat.isdigit() and len(seat) <= 4 else None
     try:

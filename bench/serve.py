@@ -16,6 +16,17 @@ ASGI app called directly, one request at a time, against Games.submit alone. The
 one writer in a loop, the rate a single server process can reach without HTTP. Both sides append
 through the same command path with a dispatcher, as `pbm serve` does. Rounds alternate the two
 sides; best of each. On the embedded Redis by default; with REDIS_URL set, on that server.
+
+    python bench/serve.py --peer DIR [--replicas 1] [--levels 1,4,20] [--rounds 3]
+    python bench/serve.py --replicas 1,2 [--levels 20] [--rounds 3]
+
+With --peer (a copy of ../shared/peers/boardgameio after `npm install`) or --replicas, the sides
+are boardgame.io's InMemory Server (its own driver, DIR/drive.js) and `pbm serve --workers N` for
+each N of --replicas, run in alternated rounds (the order turned each round), each side playing
+--games fresh games of --moves moves at every client count of --levels after an untimed warm-up
+pass at 20 clients, as drive.js does. The load average is printed before each run; each round's
+figures, then the median of each side and the ratios of pbm to the first side within each round
+(the machine is shared, so a ratio taken in one round is the figure; absolutes swing with the load).
 """
 
 from __future__ import annotations
@@ -222,16 +233,22 @@ def through_app(games: Games, seats: Seats, client, scripts: dict[int, list], ta
 
 
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far (Linux /proc)."""
+    """User + system CPU time of a process and its live children so far (Linux /proc): the
+    replicas of `pbm serve --workers N` are its children."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        children = []
+    return own + sum(cpu_seconds(int(child)) for child in children if Path(f"/proc/{child}").exists())
 
 
 def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] * 1000
 
 
-def start_server(redis_url: str) -> tuple[subprocess.Popen, str]:
+def start_server(redis_url: str, workers: int = 1) -> tuple[subprocess.Popen, str]:
     """`pbm serve` on a free port, its output (the URL line, then the access log) to a file, as a
     server's log goes to a file or the journal: read through a pipe by this process, every line
     would wake a thread among the clients, costing them CPU the figures would blame on HTTP."""
@@ -239,7 +256,7 @@ def start_server(redis_url: str) -> tuple[subprocess.Popen, str]:
     log = tempfile.NamedTemporaryFile("w+", prefix="pbm-bench-serve-", suffix=".log", delete=False)
     atexit.register(os.unlink, log.name)
     try:
-        return serving.start(env, stdout=log, stderr=subprocess.DEVNULL)
+        return serving.start(env, stdout=log, stderr=subprocess.DEVNULL, workers=workers)
     except AssertionError as failed:  # a bench says why it stops in a line, not a traceback
         raise SystemExit(str(failed)) from None
 
@@ -274,6 +291,73 @@ def run_clients(coroutine):
         return asyncio.run(coroutine)
 
 
+def side_by_side(args) -> None:
+    """--peer / --replicas: alternated rounds of boardgame.io and pbm with N replicas."""
+    levels = [int(n) for n in args.levels.split(",")]
+    replicas = [int(n) for n in args.replicas.split(",")]
+    sides = ([("boardgame.io", None)] if args.peer else []) + [(f"pbm x{n}" if len(replicas) > 1 else "pbm", n) for n in replicas]
+    scripts = {seed: script(seed, args.moves) for seed in range(1, args.games + 1)}
+    figures: dict[tuple[str, int], list[dict]] = {}
+    print(f"{args.games} games x {args.moves} moves of {GAME} per client count {levels}; machine: {machine()}")
+    with bench_redis() as (client, where):
+        games, seats = Games(Store(client), dispatch=Dispatcher(client)), Seats(client)
+        print(f"  pbm on {where} (append-only file, appendfsync {client.config_get('appendfsync').get('appendfsync')}); "
+              f"{'boardgame.io 0.50 Server, InMemory, from ' + args.peer if args.peer else ''}")
+        # Paired by client count within a round, so the two sides of a ratio meet the same load.
+        for round_ in range(args.rounds):
+            turned = sides[round_ % len(sides):] + sides[: round_ % len(sides)]
+            for clients in levels:
+                for name, workers in turned:
+                    print(f"round {round_ + 1}, {clients} clients, {name}: load average {load()}", flush=True)
+                    if workers is None:
+                        result = peer_levels(args.peer, args.games, args.moves, [clients])[clients]
+                    else:
+                        result = pbm_levels(client, games, seats, scripts, [clients], workers, f"r{round_}w{workers}c{clients}")[clients]
+                    figures.setdefault((name, clients), []).append(result)
+                    print(f"  {result['moves_per_s']:7.0f} moves/s   p50 {result['p50_ms']:6.2f} ms   p99 {result['p99_ms']:6.2f} ms"
+                          f"   server CPU {result['server_cpu_ms_per_move']:.3f} ms a move", flush=True)
+    print(f"load average at the end {load()}")
+    first = sides[0][0]
+    for name, _workers in sides:
+        for clients in levels:
+            rounds = figures[name, clients]
+            line = f"  {name:<13} {clients:3d} clients: median {statistics.median(r['moves_per_s'] for r in rounds):7.0f} moves/s, p99 {statistics.median(r['p99_ms'] for r in rounds):6.2f} ms"
+            if name != first:
+                ratios = [mine["moves_per_s"] / theirs["moves_per_s"] for mine, theirs in zip(rounds, figures[first, clients])]
+                line += f"; / {first} by round {' '.join(f'{r:.2f}' for r in ratios)}, median {statistics.median(ratios):.2f}"
+            print(line)
+
+
+def peer_levels(directory: str, games: int, moves: int, levels: list[int]) -> dict[int, dict]:
+    """boardgame.io's side: its own driver (a fresh InMemory server and its warm-up pass), one JSON
+    line per client count."""
+    command = ["node", str(Path(directory) / "drive.js"), "--kind", "mem", "--clients", ",".join(map(str, levels)), "--games", str(games), "--moves", str(moves)]
+    done = subprocess.run(command, env={**os.environ, "NODE_ENV": "production"}, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        raise SystemExit(f"boardgame.io's driver failed: {done.stderr.strip()[-500:]}")
+    results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    return {result["clients"]: result for result in results}
+
+
+def pbm_levels(client, games: Games, seats: Seats, scripts: dict[int, list], levels: list[int], workers: int, tag: str) -> dict[int, dict]:
+    """pbm's side: a fresh `pbm serve --workers N`, an untimed pass at 20 clients (the first 10
+    moves of each game: every replica has then imported and run what a move needs), then each level."""
+    server, url = start_server(redis_url_of(client), workers)
+    results = {}
+    try:
+        meter = partial(cpu_now, server.pid, client)
+        warm_up = {seed: moves[:10] for seed, moves in scripts.items()}
+        run_clients(through_http(url, games, seats, warm_up, 20, f"{tag}warm", "raw", meter))
+        for clients in levels:
+            rate, latencies, cpu = run_clients(through_http(url, games, seats, scripts, clients, f"{tag}c{clients}", "raw", meter))
+            total = sum(map(len, scripts.values()))
+            results[clients] = {"moves_per_s": rate, "p50_ms": percentile(latencies, 50), "p99_ms": percentile(latencies, 99),
+                                "server_cpu_ms_per_move": (cpu["server"] + cpu["redis"]) / total * 1000}
+    finally:
+        serving.stop(server)
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=40)
@@ -282,7 +366,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--client", choices=("raw", "aiohttp"), default="raw",
                         help="raw: a lean keep-alive HTTP/1.1 client over asyncio streams (default); aiohttp: aiohttp's")
+    parser.add_argument("--peer", metavar="DIR", help="boardgame.io's side (a copy of ../shared/peers/boardgameio after npm install)")
+    parser.add_argument("--replicas", help="pbm serve --workers N for each N (e.g. 1,2), side by side")
+    parser.add_argument("--levels", default="1,4,20", help="client counts of --peer and --replicas")
     args = parser.parse_args()
+    if args.peer or args.replicas:
+        args.replicas = args.replicas or "1"
+        return side_by_side(args)
     scripts = {seed: script(seed, args.moves) for seed in range(1, args.games + 1)}
     total = sum(map(len, scripts.values()))
     load_before = load()

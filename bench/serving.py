@@ -19,8 +19,9 @@ START_S = 60  # how long a server writing to a file may take to say where it lis
 STOP_S = 30  # how long a stopped process may take to finish before it is killed
 
 
-def start(env: Mapping[str, str], stdout: int | IO[Any] = subprocess.PIPE, stderr: int | IO[Any] | None = subprocess.PIPE) -> tuple[subprocess.Popen, str]:
-    """`pbm serve --port 0` under `env`, once it has printed where it listens: (the process, its
+def start(env: Mapping[str, str], stdout: int | IO[Any] = subprocess.PIPE, stderr: int | IO[Any] | None = subprocess.PIPE,
+          workers: int = 1) -> tuple[subprocess.Popen, str]:
+    """`pbm serve --port 0` (with `--workers N`, N replicas on its one address) under `env`, once it has printed where it listens: (the process, its
     URL). Raises AssertionError, the process killed, if it says anything else or nothing.
 
     Its output goes where `stdout` (a pipe or an open file) and `stderr` say, as for Popen. A pipe
@@ -28,7 +29,7 @@ def start(env: Mapping[str, str], stdout: int | IO[Any] = subprocess.PIPE, stder
     follows there, and a full pipe stops the server at its next line). A file (the access log kept
     for the end, or read by nobody: a pipe read by a thread would wake it for every line, CPU a
     benchmark would blame on the server) is read from its start until the line is in it."""
-    process = subprocess.Popen(SERVE, env=dict(env), stdout=stdout, stderr=stderr, text=True)
+    process = subprocess.Popen([*SERVE, *(["--workers", str(workers)] if workers != 1 else [])], env=dict(env), stdout=stdout, stderr=stderr, text=True)
     line = first_line(process, stdout)
     if not line.startswith("pbm serving on http://"):
         process.kill()

@@ -1,12 +1,18 @@
-"""`pbm serve`: the web front end (pbm/web) on uvicorn. Imports fastapi and uvicorn only when run,
-so the rest of the CLI starts without them.
+"""`pbm serve`: the web front end (pbm/web) on uvicorn, as one process or as `--workers N` replicas
+on one address. Imports fastapi and uvicorn only when run, so the rest of the CLI starts without them.
 
 Its access log never shows a seat's token: a token in a request path (a seat's page link) is
-replaced by `<token>` before the line is written.
+replaced by `<token>` before the line is written, in every replica (the filter is in the logging
+configuration each replica loads, LOG_CONFIG).
+
+Replicas share nothing but Redis: a seat page's event stream polls the log's length there, a
+folded table one replica holds is checked against the log by the append (a stale one is a
+conflict, then a read), and every limit is counted there (docs/scale.md).
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import socket
 
@@ -15,6 +21,7 @@ import click
 from events import server as redis_server
 from events.seats import TOKEN_IN_TEXT
 
+HEALTHCHECK_S = 60  # how long a replica of --workers may take to answer its supervisor
 GRACE_S = 5  # how long stopping waits for open requests (a seat page's event stream lasts minutes)
 
 
@@ -24,6 +31,21 @@ class HideTokens(logging.Filter):
             record.args = tuple(TOKEN_IN_TEXT.sub("<token>", a) if isinstance(a, str) else a for a in record.args)
         record.msg = TOKEN_IN_TEXT.sub("<token>", str(record.msg))
         return True
+
+
+def log_config() -> dict:
+    """uvicorn's logging configuration with HideTokens on both of its handlers, and an access line
+    formatted plainly (uvicorn's own formatter looks up the status's phrase and its colours for every
+    request, and copies the record to do it): `INFO: <client> -
+    "<method> <path> HTTP/<version>" <status>`. A dict, so each replica of --workers builds it."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["filters"] = {"hide_tokens": {"()": "pbm.cli.serve.HideTokens"}}
+    config["formatters"]["access"] = {"format": "%(levelname)s:     %(message)s"}
+    for handler in config["handlers"].values():
+        handler["filters"] = ["hide_tokens"]
+    return config
 
 
 def serving_lines(url: str, operator_on: bool) -> list[str]:
@@ -40,12 +62,16 @@ def serving_lines(url: str, operator_on: bool) -> list[str]:
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free one).")
-def serve(host: str, port: int) -> None:
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Server processes on the one address, serving the same games (one a core).")
+def serve(host: str, port: int, workers: int) -> None:
     """Serve the JSON API and the seats' pages. Operators: set PBM_ADMIN_TOKEN."""
     import uvicorn
 
     from pbm.web import create_app
 
+    # Built here in every case: a bad setting or an unreachable Redis is told in one line before
+    # anything listens; with --workers each replica builds its own from the same environment.
     app = create_app()
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -64,10 +90,18 @@ def serve(host: str, port: int) -> None:
         click.echo(line, err=line.startswith("warning"))
     # An open seat page holds a stream of server-sent events: without a limit, stopping would
     # wait for every player to close their page.
-    config = uvicorn.Config(app, log_level="info", server_header=False, timeout_graceful_shutdown=GRACE_S)
-    server = uvicorn.Server(config)
-    for name in ("uvicorn.access", "uvicorn.error"):
-        logging.getLogger(name).addFilter(HideTokens())
-    server.run(sockets=[listener])
+    # uvloop and httptools (pyproject pins them): the cheapest event loop and HTTP parser uvicorn has.
+    settings = dict(log_config=log_config(), log_level="info", server_header=False, timeout_graceful_shutdown=GRACE_S, loop="uvloop", http="httptools")
+    if workers == 1:
+        uvicorn.Server(uvicorn.Config(app, **settings)).run(sockets=[listener])
+        return
+    from uvicorn.supervisors import Multiprocess
+
+    # Each replica is a process of its own that imports the app by name and accepts on the one
+    # listening socket; the supervisor restarts one that dies and stops them all on SIGTERM. It
+    # takes a replica that does not answer its health check in time for hung and kills it: a
+    # replica still importing on a busy machine took more than uvicorn's 5 s.
+    config = uvicorn.Config("pbm.web:create_app", factory=True, workers=workers, timeout_worker_healthcheck=HEALTHCHECK_S, **settings)
+    Multiprocess(config, sockets=[listener]).run()
 
 

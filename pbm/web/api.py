@@ -24,7 +24,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 import core
@@ -36,7 +36,7 @@ from events.seats import NotASeat, OverAllowance, TokenCheck
 from events.server import RedisUnavailable
 from pbm.web.auth import SeatAccess, bearer, checked, me, move_check, refusal, token_of
 from pbm.web.context import current
-from pbm.web.errors import ApiError
+from pbm.web.errors import ApiError, JSONAnswer
 from pbm.web import replay_file
 
 router = APIRouter(prefix="/api/me")
@@ -151,7 +151,7 @@ def post_move(
     request: Request,
     credentials: HTTPAuthorizationCredentials | None = Depends(bearer),
     idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
-) -> JSONResponse:
+) -> JSONAnswer:
     server = current(request)
     # The token's check rides on the move's append (one round trip to Redis): whatever ends the
     # request otherwise (a refusal, a conflict, a repeated command) is told only once it has run.
@@ -176,8 +176,8 @@ def post_move(
         report = turn_report.lines_between(after, seat, submitted.seq, stop, name)
     else:  # only the new events are narrated, from the state before them
         report = turn_report.lines_after(before, after.events[submitted.seq : stop], seat, name)
-    # A JSONResponse skips FastAPI's encoding pass over the return value: the dict is JSON already.
-    return JSONResponse({"seq": submitted.seq, "duplicate": submitted.duplicate, "view": after.view(seat), "report": report})
+    # A response of its own skips FastAPI's encoding pass over the return value: the dict is JSON already.
+    return JSONAnswer({"seq": submitted.seq, "duplicate": submitted.duplicate, "view": after.view(seat), "report": report})
 
 
 router.add_api_route("/moves", post_move, methods=["POST"], summary="Play a move for your seat", route_class_override=MoveRoute)

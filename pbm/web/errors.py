@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import logging
 
+import orjson
 import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
 import core
@@ -35,8 +36,18 @@ class ApiError(Exception):
         self.headers = headers
 
 
-def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+class JSONAnswer(Response):
+    """A JSON answer encoded by orjson: the same compact UTF-8 as Starlette's JSONResponse, at a
+    fraction of json.dumps's CPU for a seat's view (the move's answer, the hot path)."""
+
+    media_type = "application/json"
+
+    def render(self, content: object) -> bytes:
+        return orjson.dumps(content)
+
+
+def error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONAnswer:
+    return JSONAnswer({"error": message}, status_code=status, headers=headers)
 
 
 # Errors of the layers below, by the status they answer.
@@ -63,18 +74,18 @@ def validation_message(failure: RequestValidationError) -> str:
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
-    async def api_error(_request: Request, failure: ApiError) -> JSONResponse:
+    async def api_error(_request: Request, failure: ApiError) -> JSONAnswer:
         return error(failure.status, failure.message, failure.headers)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(_request: Request, failure: RequestValidationError) -> JSONResponse:
+    async def invalid(_request: Request, failure: RequestValidationError) -> JSONAnswer:
         return error(422, validation_message(failure))
 
     @app.exception_handler(HTTPException)
-    async def http_error(_request: Request, failure: HTTPException) -> JSONResponse:
+    async def http_error(_request: Request, failure: HTTPException) -> JSONAnswer:
         return error(failure.status_code, str(failure.detail), getattr(failure, "headers", None))
 
-    async def store_down(_request: Request, failure: Exception) -> JSONResponse:
+    async def store_down(_request: Request, failure: Exception) -> JSONAnswer:
         log.error("%s", explain(failure))  # one line for the operator, without the password
         return error(503, UNAVAILABLE, {"Retry-After": str(RETRY_AFTER_S)})
 
@@ -93,7 +104,7 @@ def install(app: FastAPI) -> None:
 
 
 def _answer(status: int):
-    async def handler(_request: Request, failure: Exception) -> JSONResponse:
+    async def handler(_request: Request, failure: Exception) -> JSONAnswer:
         if status >= 500:
             log.error("%s: %s", type(failure).__name__, failure)
         return error(status, str(failure))

@@ -95,36 +95,55 @@ def wait_for_port(port: int, process: subprocess.Popen, log: Path) -> None:
             time.sleep(0.05)
 
 
-@pytest.fixture
-def proxied(cli_env, redis_client, tmp_path) -> Iterator[dict]:
-    """`pbm serve` on 127.0.0.1 and nginx before it with deploy/nginx/pbm.conf."""
+def proxy_before(replicas: int, cli_env: dict, redis_client, tmp_path: Path, **settings: str) -> Iterator[dict]:
+    """`replicas` real `pbm serve` processes on 127.0.0.1 (one Redis) and nginx before them with
+    deploy/nginx/pbm.conf; each replica's output in its own file."""
     nginx = need("nginx")
     cert, key = certificate(tmp_path)
     https, plain = free_port(), free_port()
     public = f"https://127.0.0.1:{https}"
     env = {**os.environ, **cli_env, "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1", "PBM_PUBLIC_URL": public,
-           "PBM_WRONG_TOKENS_PER_MINUTE": str(WRONG_TOKENS)}
+           "PBM_WRONG_TOKENS_PER_MINUTE": str(WRONG_TOKENS), **settings}
     env.pop("FORWARDED_ALLOW_IPS", None)  # uvicorn's default: trust the proxy on 127.0.0.1 only
-    serve_log = tmp_path / "serve.log"
-    with serve_log.open("w") as out:  # a file: nobody reads a pipe while the test runs
-        server, url = serving.start(env, stdout=out, stderr=subprocess.STDOUT)
-    site = tmp_path / "pbm.conf"
-    site.write_text(rendered({
-        "SERVER_NAME": "127.0.0.1", "PUBLIC_URL": public, "HTTPS_PORT": str(https), "HTTP_PORT": str(plain),
-        "CERTIFICATE": str(cert), "CERTIFICATE_KEY": str(key), "UPSTREAM": url.removeprefix("http://"),
-    }))
-    config = main_config(tmp_path, site)
-    proxy = subprocess.Popen([nginx, "-c", str(config), "-p", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    servers, logs = [], [tmp_path / f"serve-{n}.log" for n in range(replicas)]
     try:
-        wait_for_port(https, proxy, tmp_path / "error.log")
-        yield {"public": public, "plain": f"http://127.0.0.1:{plain}", "cert": cert, "serve_log": serve_log, "logs": tmp_path}
+        for log in logs:
+            with log.open("w") as out:  # a file: nobody reads a pipe while the test runs
+                servers.append(serving.start(env, stdout=out, stderr=subprocess.STDOUT))
+        upstreams = [url.removeprefix("http://") for _process, url in servers]
+        site = tmp_path / "pbm.conf"
+        site.write_text(rendered({
+            "SERVER_NAME": "127.0.0.1", "PUBLIC_URL": public, "HTTPS_PORT": str(https), "HTTP_PORT": str(plain),
+            "CERTIFICATE": str(cert), "CERTIFICATE_KEY": str(key), "UPSTREAM": upstreams[0], "UPSTREAM_2": upstreams[-1],
+        }))
+        config = main_config(tmp_path, site)
+        proxy = subprocess.Popen([nginx, "-c", str(config), "-p", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        try:
+            wait_for_port(https, proxy, tmp_path / "error.log")
+            yield {"public": public, "plain": f"http://127.0.0.1:{plain}", "cert": cert, "serve_log": logs[0], "serve_logs": logs, "logs": tmp_path}
+        finally:
+            proxy.terminate()
+            proxy.wait(timeout=30)
     finally:
-        proxy.terminate()
-        proxy.wait(timeout=30)
-        serving.stop(server)
+        for server, _url in servers:
+            serving.stop(server)
         for address in ADDRESSES:
             for name in redis_client.scan_iter(match=f"*addr:{address}}}:rate:*", count=1000):
                 redis_client.delete(name)
+
+
+@pytest.fixture
+def proxied(cli_env, redis_client, tmp_path) -> Iterator[dict]:
+    """One `pbm serve` behind nginx (the template's two upstream lines name it twice)."""
+    yield from proxy_before(1, cli_env, redis_client, tmp_path)
+
+
+@pytest.fixture
+def proxied_replicas(cli_env, redis_client, tmp_path) -> Iterator[dict]:
+    """Two `pbm serve` replicas behind nginx; a whole game's reads and moves from one client within
+    every allowance."""
+    loose = {name: "100000" for name in ("PBM_MOVES_PER_10S", "PBM_READS_PER_10S", "PBM_REQUESTS_PER_10S")}
+    yield from proxy_before(2, cli_env, redis_client, tmp_path, **loose)
 
 
 def client(proxied: dict, address: str = "127.0.0.1") -> httpx.Client:
@@ -219,3 +238,56 @@ def test_pbm_behind_nginx_over_tls_streams_at_once_and_counts_the_real_client_ad
     for name in ("access.log", "error.log"):
         text = (proxied["logs"] / name).read_text() if (proxied["logs"] / name).exists() else ""
         assert not any(seat["token"] in text or seat["token"].rsplit(".", 1)[1] in text for seat in seats), name
+
+
+# The page's redraw, awaited as a function (the page's CSP forbids an expression: test_browser.py).
+REACHED = "seq => Number(document.getElementById('live').dataset.seq) >= seq"
+
+
+def test_a_whole_game_through_nginx_before_two_replicas_with_a_page_live_on_the_other(proxied_replicas):
+    """A whole game of Holly Oak played through nginx before two replicas, with a seat's page open
+    in Chromium: its event stream is held by one replica, and nginx (least_conn) sends the moves to
+    the other, so every redraw the page makes is of a move it heard of through Redis."""
+    from tests.pages.test_browser import CHROMIUM, need_browser, over
+
+    need_browser()
+    from playwright.sync_api import sync_playwright
+
+    logs = proxied_replicas["serve_logs"]
+    with client(proxied_replicas, "127.0.0.2") as http, sync_playwright() as playwright:
+        body = {"game": "holly-oak", "players": 3, "seats": [{"name": n} for n in ("Ann", "Bob", "Cy")], "forced_moves": "ask", "late_salts": False}
+        created = http.post("/api/games", json=body, headers=bearer(ADMIN))
+        assert created.status_code == 201, created.text
+        tokens = [seat["token"] for seat in created.json()["seats"]]
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            page = browser.new_context(ignore_https_errors=True).new_page()  # the test's own certificate
+            page.goto(created.json()["seats"][0]["url"])
+            page.evaluate("window.loadedOnce = true")  # gone if the page is ever reloaded
+            deadline = time.monotonic() + START_S
+            while not (holding := [log for log in logs if "/events HTTP/1.1" in log.read_text()]):
+                assert time.monotonic() < deadline, "the page opened no event stream"
+                time.sleep(0.1)
+            [streaming] = holding
+            other = next(log for log in logs if log != streaming)
+            view = http.get("/api/me", headers=bearer(tokens[0])).json()["view"]
+            moves = 0
+            while view["outcome"] is None:
+                mover = tokens[view["to_act"][0]]
+                mine = http.get("/api/me", headers=bearer(mover)).json()["view"]
+                played = http.post("/api/me/moves", json={"move": mine["legal_moves"][0], "expected_seq": mine["seq"]}, headers=bearer(mover))
+                assert played.status_code == 200, played.text
+                view, moves = played.json()["view"], moves + 1
+                if moves % 25 == 0:  # the page keeps up as the game goes, not only at its end
+                    page.wait_for_function(REACHED, arg=view["seq"], timeout=20_000)
+            page.wait_for_function(REACHED, arg=view["seq"], timeout=20_000)
+            assert over(page) and page.locator("section.outcome").count() == 1
+            assert page.evaluate("window.loadedOnce") is True  # redrawn live to the end, never reloaded
+        finally:
+            browser.close()
+    assert moves > 100  # a whole game: 44 cards a round, rounds until the end
+    streamed, moved = streaming.read_text(), other.read_text()
+    assert moved.count('"POST /api/me/moves HTTP/1.1" 200') > moves // 2, "the replica without the stream played few of the moves"
+    assert "127.0.0.2:" in moved and "127.0.0.2:" in streamed  # the address nginx saw, not its own
+    for text in (streamed, moved):
+        assert not any(token.rsplit(".", 1)[1] in text for token in tokens)

@@ -22,11 +22,14 @@ sides; best of each. On the embedded Redis by default; with REDIS_URL set, on th
 
 With --peer (a copy of ../shared/peers/boardgameio after `npm install`) or --replicas, the sides
 are boardgame.io's InMemory Server (its own driver, DIR/drive.js) and `pbm serve --workers N` for
-each N of --replicas, run in alternated rounds (the order turned each round), each side playing
---games fresh games of --moves moves at every client count of --levels after an untimed warm-up
-pass at 20 clients, as drive.js does. The load average is printed before each run; each round's
-figures, then the median of each side and the ratios of pbm to the first side within each round
-(the machine is shared, so a ratio taken in one round is the figure; absolutes swing with the load).
+each N of --replicas. In each round every client count of --levels is run by each side in turn
+(the order turned each round), so the two figures of a ratio are taken minutes apart at most:
+each side starts its server afresh, makes an untimed warm-up pass at 20 clients (as drive.js
+does), then plays --games fresh games of --moves moves. pbm's games are created with
+forced_moves="ask", so every move is a client's, as on boardgame.io's side. The load average is
+printed before each run; each run's figures, then the median of each side and the ratios of each
+pbm to the first side by round (the machine is shared: a ratio within a round is the figure,
+absolutes swing with the load).
 """
 
 from __future__ import annotations

@@ -225,13 +225,13 @@ def post_vacation(body: Vacation, access: SeatAccess = Depends(me)) -> dict[str,
 
 
 @router.post("/disputes", status_code=201, summary="Dispute what happened at a seq of your game, with a reason")
-def post_dispute(body: DisputeBody, access: SeatAccess = Depends(me), idempotency_key: Annotated[str | None, Header(max_length=200)] = None) -> JSONResponse:
+def post_dispute(body: DisputeBody, access: SeatAccess = Depends(me), idempotency_key: Annotated[str | None, Header(max_length=200)] = None) -> JSONAnswer:
     """Kept beside the log (a dispute is no move); the operator sees it and settles it, and every
     seat is then sent the audit report at that seq with the operator's words. 422 for a seq the
     log does not hold, an empty or overlong reason; the same Idempotency-Key raises it once (200)."""
     dispute, duplicate = disputes.raise_dispute(access.server.games, access.game_id, access.seat, body.seq, body.reason,
                                                 command_id(access.seat, idempotency_key))
-    return JSONResponse({"dispute": dispute.to_json(), "duplicate": duplicate}, status_code=200 if duplicate else 201)
+    return JSONAnswer({"dispute": dispute.to_json(), "duplicate": duplicate}, status_code=200 if duplicate else 201)
 
 
 @router.get("/disputes", summary="The disputes your seat has raised, and how each was settled")

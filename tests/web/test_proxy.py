@@ -248,7 +248,8 @@ def test_a_whole_game_through_nginx_before_two_replicas_with_a_page_live_on_the_
     """A whole game of Holly Oak played through nginx before two replicas, with a seat's page open
     in Chromium: its event stream is held by one replica, and nginx (least_conn) sends the moves to
     the other, so every redraw the page makes is of a move it heard of through Redis."""
-    from tests.pages.test_browser import CHROMIUM, need_browser, over
+    from tests.pages.conftest import CHROMIUM, need_browser
+    from tests.pages.test_browser import over
 
     need_browser()
     from playwright.sync_api import sync_playwright

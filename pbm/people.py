@@ -189,15 +189,6 @@ def rematch_of(rematches: Rematches, game_id: str, players: int, bots: tuple[int
     return {"game_id": proposal.game_id, "waiting_for": [names[seat] or f"seat {seat}" for seat in waiting]}
 
 
-def local_time(iso_text: str, tz: str | None) -> str:
-    """An ISO 8601 UTC time as the person reads it, in their time zone (UTC without one)."""
-    from datetime import datetime
-    from zoneinfo import ZoneInfo
-
-    when = datetime.fromisoformat(iso_text.replace("Z", "+00:00"))
-    return when.astimezone(ZoneInfo(tz or "UTC")).strftime("%a %Y-%m-%d %H:%M %Z")
-
-
 def iso(time_ms: int) -> str:
     from events.clock import iso as iso_of
 

@@ -170,7 +170,6 @@ def person_page(request: Request) -> Response:
     for row in found["seats"]:
         row["group"] = GROUPS[row["state"]]
         row["path"] = f"{PAGE}/seat/{row['game_id']}/{row['seat']}"
-        row["local_deadline"] = row["deadline"] and ops.local_time(row["deadline"], person["tz"])
     html = environment.get_template("person.html").render(
         person=person,
         seats=found["seats"],

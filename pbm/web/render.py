@@ -14,7 +14,8 @@ import jinja2
 
 import core
 from pbm import result
-from pbm.clock_control import readable
+from pbm import times
+from pbm.clock_control import now_ms, readable
 from pbm.names import Names
 from pbm.web.pictures import picture, steps
 
@@ -28,7 +29,8 @@ environment = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-environment.filters["readable"] = readable  # an ISO 8601 UTC time as a person reads it
+environment.filters["readable"] = readable  # an ISO 8601 UTC time as a person reads it (the operator's pages)
+environment.filters["moment"] = lambda when, tz=None: times.moment(when, now_ms(), tz)  # a player's: times.html
 environment.globals["fresh_key"] = lambda: secrets.token_hex(16)
 
 

@@ -127,7 +127,9 @@ def test_a_seat_takes_vacation_from_its_page(client, store) -> None:
     assert taken.status_code == 303 and taken.headers["location"].startswith(f"{here}?note=")
     shown = client.get(taken.headers["location"]).text
     assert "Your vacation has begun" in shown and "You are on vacation until" in shown and "1 day left this year" in shown
-    assert re.search(r"You are on vacation until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: your clock is stopped", shown)  # read as people read times
+    # Read as people read times (pbm.times), UTC on hover, the clock face for the page's script to make local.
+    assert re.search(r'You are on vacation until <time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ" title="\d{4}-\d\d-\d\d \d\d:\d\d UTC" '
+                     r'data-form="weekday"><span class="face">[A-Z][a-z]+day \d\d:\d\d UTC</span> \(in (1 day|2 days)\)</time>: your clock is stopped', shown)
     assert "Your vacation has begun" not in client.get(taken.headers["location"]).text  # a note is read once
     assert client.get("/api/me", headers=bearer(token)).json()["clock"]["vacation_days_left"] == 1
     plain = new_game(client)  # no clock, no form
@@ -140,11 +142,11 @@ def test_the_page_shows_whose_turn_and_the_deadline_at_the_top(client) -> None:
     due = created["clock"]["seats"][0]["due"]
     mine = client.get(f"/play/{created['seats'][seat]['token']}").text
     top = mine[mine.index('<header class="top'): mine.index("</header>")]
-    assert "Your turn." in top and f'Your move is due <time datetime="{due}">' in top
+    assert "Your turn." in top and f'Your move is due <time datetime="{due}" title=' in top
     waiting = client.get(f"/play/{created['seats'][(seat + 1) % 3]['token']}").text
     top = waiting[waiting.index('<header class="top'): waiting.index("</header>")]
     name = created["seats"][seat]["name"]
-    assert f"Waiting for {name}." in top and f'{name} must move by <time datetime="{due}">' in top  # the seat number only where two names are alike
+    assert f"Waiting for {name}." in top and f"{name}'s move is due <time datetime=\"{due}\"" in html.unescape(top)  # the seat number only where two names are alike
 
 
 def test_a_seat_the_autopilot_plays_is_taken_back_by_its_players_move(client, app) -> None:

@@ -55,11 +55,31 @@
     const next = fresh.getElementById("live");
     if (!next || (!notice && !force && next.dataset.seq === live().dataset.seq)) return; // nothing new to draw
     const open = Array.from(live().querySelectorAll("details[open]"), (d) => d.className);
+    localTimes(next);
     live().replaceWith(next);
     for (const name of open) next.querySelectorAll("details." + name).forEach((d) => (d.open = true));
     document.title = fresh.title;
     seq = Number(next.dataset.seq);
     if (notice) show(next.querySelector("main"), "notice", notice, true);
+  }
+
+  // A time the server drew in UTC (pbm/times.py, templates/times.html), its clock face redrawn in
+  // the browser's time zone; the relative part ("in 2 days") is the same everywhere, and the exact
+  // UTC time stays in the element's title.
+  function localTimes(root) {
+    root.querySelectorAll("time[datetime][data-form] .face").forEach((face) => {
+      const time = face.closest("time");
+      const when = new Date(time.dateTime);
+      if (isNaN(when)) return;
+      const weekday = time.dataset.form === "weekday";
+      const part = {};
+      new Intl.DateTimeFormat("en-GB", {
+        weekday: weekday ? "long" : "short", day: "numeric", month: "short", year: "numeric",
+        hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short",
+      }).formatToParts(when).forEach((p) => (part[p.type] = p.value));
+      const day = weekday ? part.weekday : `${part.weekday} ${part.day} ${part.month} ${part.year}`;
+      face.textContent = `${day} ${part.hour}:${part.minute} ${part.timeZoneName}`;
+    });
   }
 
   function show(where, kind, text, first) {
@@ -142,5 +162,6 @@
     salt.value = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
     salt.form.requestSubmit();
   }
+  localTimes(document);
   listen();
 })();

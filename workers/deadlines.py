@@ -47,9 +47,10 @@ def now_ms() -> int:
 
 
 def due_note(due_ms: int, now: int) -> str:
-    """What a reminder says of the due time: its UTC time and how long is left."""
+    """What a reminder says of the due time: how long is left. The mail itself tells the due time
+    in the person's own time zone (pbm.mail.notify), which a worker does not know."""
     left = max(1, (due_ms - now) // 1000)
-    return f"your move is due {clocks.iso(due_ms)} (in {duration_text(left)})"
+    return f"a reminder: {duration_text(left)} left to move"
 
 
 class Answered(Exception):

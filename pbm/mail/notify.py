@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,9 +29,11 @@ from events.people import People
 from events.seats import SeatError, Seats
 from events.orders import Orders
 from events.disputes import Disputes
-from pbm import disputes, seating, turn_report
+from pbm import disputes, seating, times, turn_report
+from pbm.clock_control import now_ms
 from pbm.people import link as person_page_link
 from pbm.mail import outbox
+from pbm.mail.html_part import html_part
 from pbm.names import Names
 from pbm.result import result_text
 from pbm.view_text import moves_lines, view_lines
@@ -46,13 +49,23 @@ HEADLINES = {
     "end": "Game over: {game}.",
     "rematch": "A rematch has begun: {game}, {you}. Everyone accepted; your seat in it is below.",
 }
+# {title}: the game's name; {others}: the other players, by name ("Bob and Cy (bot)")
 SUBJECTS = {
-    "turn": "Your turn: {game_id}, {you}",
-    "reminder": "Reminder, your turn: {game_id}, {you}",
-    "timeout": "Timed out: {game_id}, {you}",
-    "end": "Game over: {game_id}",
-    "rematch": "Rematch: {game_id}, {you}",
+    "turn": "Your turn: {title} with {others} ({game_id})",
+    "reminder": "Reminder, your turn: {title} with {others} ({game_id})",
+    "timeout": "Timed out: {title} with {others} ({game_id})",
+    "end": "Game over: {title} with {others} ({game_id})",
+    "rematch": "Rematch: {title} with {others} ({game_id})",
 }
+FAIR_DEALING = [
+    "Fair dealing: before the first card was dealt the server committed to a secret seed, which",
+    "decides every deal; it is revealed when the game ends, and `pbm replay verify game.pbmlog` on",
+    "the game's replay file checks every deal and move against it, on any machine.",
+]
+# What core's story says of the seed (core.table's narration): the mail keeps it for its footer.
+COMMITTED = re.compile(r" \(seed commitment ([0-9a-f]+)…\)$")
+REVEALED = "the seed is revealed: "
+NO_ZONE = "(times in UTC: no time zone is set for you; the operator can set yours)"
 
 
 def notify_seat(game_id: str, seat: int, kind: str, seq: int, note: str = "") -> bool:
@@ -111,20 +124,26 @@ def tell(games: Games, game_id: str, seat: int, kind: str, seq: int, note: str =
         record_sent(games, game_id, field)
         log.info("notify %s: sent by %s", where, channel)
         return True
-    message = compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, kind, note, reach.get("token"), person_link=person_link_of(games, game_id, seat),
-                      notes=Orders(games.store).notes(game_id, seat), name=name)
+    person_link, tz = person_of(games, game_id, seat)
+    clock = games.table_with_clock(game_id)[1]
+    due = clock.due_ms(seat) if clock.settings is not None and seat in table.to_act and seat not in table.bots else None
+    message = compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, kind, note, reach.get("token"), person_link=person_link,
+                      notes=Orders(games.store).notes(game_id, seat), name=name, due_ms=due, tz=tz)
     channel = deliver(reach, kind, message)
     record_sent(games, game_id, field)
     log.info("notify %s: sent by %s", where, channel)
     return True
 
 
-def person_link_of(games: Games, game_id: str, seat: int) -> str | None:
-    """The link to the page of the person who holds the seat (every game of theirs), if one does."""
+def person_of(games: Games, game_id: str, seat: int) -> tuple[str | None, str | None]:
+    """The link to the page of the person who holds the seat (every game of theirs) and their time
+    zone, each None when nobody holds it or they have none."""
     people = People(games.store.redis)
     holder = people.holder(game_id, seat)
-    token = None if holder is None else people.token(holder)
-    return None if token is None else person_page_link(None, token)
+    if holder is None:
+        return None, None
+    token, person = people.token(holder), people.get(holder)
+    return None if token is None else person_page_link(None, token), None if person is None else person.tz
 
 
 def holds(table: Table, seat: int, kind: str, seq: int) -> bool:
@@ -141,10 +160,26 @@ def deliver(reach: dict[str, str], kind: str, message: dict[str, Any]) -> str:
     """Send through the seat's channel (mail first, else its webhook); the channel's name."""
     if reach.get("email"):
         reply_to = message["reply_to"]
-        outbox.send_mail(outbox.new_mail(reach["email"], message["subject"], message["text"], reply_to, message.get("in_reply_to")))
+        outbox.send_mail(outbox.new_mail(reach["email"], message["subject"], message["text"], reply_to, message.get("in_reply_to"), html=message.get("html")))
         return "mail"
     outbox.send_webhook(reach["webhook"], reach.get("webhook_secret", ""), kind, message["payload"])
     return "webhook"
+
+
+def fair_dealing_apart(report: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The report without the seed's commitment and reveal, which a player needs only to check the
+    deal, and those facts for the mail's fair-dealing footer."""
+    kept, facts = [], []
+    for line in report:
+        if line.startswith(REVEALED):
+            facts.append(f"The seed, revealed: {line[len(REVEALED):]}")
+            continue
+        committed = COMMITTED.search(line)
+        if committed:
+            facts.append(f"The server's commitment to it: {committed.group(1)}…")
+            line = line[: committed.start()]
+        kept.append(line)
+    return kept, facts
 
 
 def compose(
@@ -160,10 +195,15 @@ def compose(
     person_link: str | None = None,
     notes: Sequence[Mapping[str, Any]] = (),
     name: Names | None = None,
+    due_ms: int | None = None,
+    tz: str | None = None,
+    now: int | None = None,
 ) -> dict[str, Any]:
-    """The seat's message: subject, text (for mail) and payload (for a webhook), with its reply
-    address. Only `seat`'s own view and redacted report go in. `name`: how `seat` reads the
-    seats (seating.names); without it, by number. The payload's fields keep seat numbers."""
+    """The seat's message: subject, text and its HTML alternative (for mail) and payload (for a
+    webhook), with its reply address. Only `seat`'s own view and redacted report go in. `name`:
+    how `seat` reads the seats (seating.names); without it, by number. The payload's fields keep
+    seat numbers. `due_ms`: the seat's deadline, told in its person's time zone `tz` (else UTC,
+    said so) as seen at `now` (default: the clock's now)."""
     name = name or Names(viewer=seat, bots=frozenset(table.bots))
     you = Names(name.names, bots=name.bots)(seat)  # how the seat is addressed: its own name
     view = table.view(seat)
@@ -173,30 +213,23 @@ def compose(
     over = table.outcome is not None
     reply_to = None if token is None or over else outbox.answer_address(token)
     moves = view["legal_moves"]
+    told, seed_facts = fair_dealing_apart(report)  # the payload keeps the report whole
     lines = [headline or HEADLINES[kind].format(game=title, you=you)]
     if note:
         lines.append(note)
-    lines += ["", "Since your last move:" if report else "Nothing has happened since your last move."]
-    lines += [f"  {line}" for line in report]
+    if due_ms is not None and not over:
+        lines.append(f"Your move is due {times.when_text(due_ms, now_ms() if now is None else now, tz)}." + ("" if tz else f" {NO_ZONE}"))
+    lines += ["", "Since your last move:" if told else "Nothing has happened since your last move."]
+    lines += [f"  {line}" for line in told]
     lines.append("")
     lines += view_lines({**view, "legal_moves": []}, game_id, table.bots, name=name)
     if moves:
         lines += moves_lines(view, more=None)
     lines.append("")
     if link:
-        lines.append(f"Your page: {link}")
+        lines.append(f"Play now: {link}" if moves and not over else f"Your page: {link}")
     if over and token is not None:
-        lines += [
-            f"Your replay, step by step: {seating.review_link(None, token)}",
-            "The secret seed is revealed in the log: every deal and move can be checked with",
-            "`pbm replay verify game.pbmlog` on the game's replay file, on any machine. Download it",
-            f"from your replay page, or at {seating.replay_file_link(None, game_id, seat)}",
-            "in the browser that opened the replay link (this address holds no secret; your link does),",
-            "or with your seat's token as a bearer token: GET /api/me/export.",
-        ]
-    elif over:
-        lines.append("The secret seed is revealed in the log: every deal and move can be checked with")
-        lines.append("`pbm replay verify` on the game's replay file (the operator exports it).")
+        lines.append(f"Your replay, step by step: {seating.review_link(None, token)}")
     if person_link:
         lines.append(f"All your games: {person_link}")
     if reply_to and moves:
@@ -216,7 +249,17 @@ def compose(
         lines += ["", "You will get a mail when it is your turn again; answer that one with your move."]
     elif not over and token is None:
         lines += ["", "(No link is kept for your seat: ask the operator for a fresh one with `pbm invite`.)"]
-    subject = SUBJECTS.get(kind, "{game_id}").format(game_id=game_id, you=you)
+    if over or seed_facts:
+        lines += [""] * (lines[-1] != "") + [*FAIR_DEALING, *seed_facts]
+        if over and token is not None:
+            lines += [
+                f"Download the replay file from your replay page, or at {seating.replay_file_link(None, game_id, seat)}",
+                "in the browser that opened the replay link (this address holds no secret; your link does),",
+                "or with your seat's token as a bearer token: GET /api/me/export.",
+            ]
+    others = [name(other) for other in range(table.players) if other != seat]
+    others_text = " and ".join(others) if len(others) < 3 else ", ".join(others[:-1]) + " and " + others[-1]
+    subject = SUBJECTS.get(kind, "{game_id}").format(game_id=game_id, title=table.game.title, others=others_text or "nobody else")
     if kind == "end" and table.outcome is not None:
         subject += f" ({result_text(view['game'], view['outcome'], view.get('loss') and name.text(view['loss']), name)})"
     payload = {
@@ -235,7 +278,8 @@ def compose(
         "reply_to": reply_to,
         "outcome": None if table.outcome is None else table.outcome.to_dict(),
     }
-    return {"subject": subject, "text": "\n".join(lines) + "\n", "payload": payload, "reply_to": reply_to}
+    return {"subject": subject, "text": "\n".join(lines) + "\n", "html": html_part(subject, lines, table.game.slug, view.get("hand")),
+            "payload": payload, "reply_to": reply_to}
 
 
 def settled_message(games: Games, table: Table, game_id: str, seat: int, dispute_id: str, token: str | None, name: Names) -> dict[str, Any]:

@@ -14,6 +14,7 @@ A seat's answer address is the From address's plus address: pbm+<token>@example.
 
 from __future__ import annotations
 
+import email.policy
 import functools
 import hashlib
 import hmac
@@ -67,7 +68,9 @@ def answer_address(token: str) -> str:
     return f"{local.split('+', 1)[0]}+{token}@{domain}"
 
 
-def new_mail(to: str, subject: str, body: str, reply_to: str | None, in_reply_to: str | None = None) -> EmailMessage:
+def new_mail(to: str, subject: str, body: str, reply_to: str | None, in_reply_to: str | None = None, html: str | None = None) -> EmailMessage:
+    """One mail: `body` as its text/plain part and, given `html`, the same as text/html beside it
+    (multipart/alternative: a mail reader shows the last part it can)."""
     from email.utils import make_msgid
 
     name, address = mail_from()
@@ -75,7 +78,9 @@ def new_mail(to: str, subject: str, body: str, reply_to: str | None, in_reply_to
         checked_email(to, "the seat's e-mail")  # stored before the rule, it may be a list: never sent to
     except BadChannel as refused:
         raise SendFailed(f"mail not sent: {refused}") from None
-    message = EmailMessage()
+    # Headers folded at 998 characters, RFC 5322's limit, not 78: the library folds a subject of
+    # 70-odd characters whole onto a second line, which a reader then shows with a leading space.
+    message = EmailMessage(policy=email.policy.default.clone(max_line_length=998))
     message["From"] = formataddr((name, address)) if name else address
     message["To"] = to
     message["Subject"] = subject
@@ -87,6 +92,8 @@ def new_mail(to: str, subject: str, body: str, reply_to: str | None, in_reply_to
     message["Message-ID"] = make_msgid(domain=address.rpartition("@")[2])
     message["Auto-Submitted"] = "auto-generated"  # RFC 3834: vacation responders must not answer it
     message.set_content(body)
+    if html is not None:
+        message.add_alternative(html, subtype="html")
     return message
 
 

@@ -28,6 +28,11 @@ from workers.dispatch import NOTIFY_QUEUE, Dispatcher
 MAIL_FROM = "pbm@pbm.test"
 
 
+def text_of(mail: EmailMessage) -> str:
+    """A sent mail's text/plain part (every mail pbm sends also has an HTML alternative)."""
+    return mail.get_body(("plain",)).get_content()
+
+
 class Sink:
     """An aiosmtpd handler that keeps every message it is handed."""
 

@@ -20,6 +20,7 @@ from events.store import Store
 from pbm.web import create_app
 from tests.web.conftest import ADMIN, TestClient, bearer
 from tests.workers.test_deadlines import drop_jobs
+from tests.mail.conftest import text_of
 
 pytestmark = pytest.mark.usefixtures("clean_notify_queue")
 ANN = "ann@players.test"
@@ -59,8 +60,8 @@ def test_reminders_then_the_timeout_reach_the_seat_once_each(dispatching: Games,
     turn_seqs = [int(field.split(b":")[0]) for field in store.redis.hkeys(keys.sent(game_id)) if field.endswith(b":0:turn")]
     assert turn_seqs and all(store.read(game_id, seq - 1, seq - 1)[0].kind not in CHANGES for seq in turn_seqs), turn_seqs
     for mail in reminders[:2]:
-        assert "your move is due" in mail.get_content()
-    assert "your time ran out: the autopilot played" in timeouts[0].get_content()
+        assert "left to move" in text_of(mail) and "Your move is due in " in text_of(mail)
+    assert "your time ran out: the autopilot played" in text_of(timeouts[0])
     log = store.read(game_id)
     assert any(env.command_id and env.command_id.startswith("timeout:") and env.actor == 0 for env in log)
     assert clocks.Clock.read(log).timeouts[0][1] == 0

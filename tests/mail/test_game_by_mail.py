@@ -12,6 +12,7 @@ from events.commands import Games
 from pbm.mail import inbound as mail_in
 from tests.mail.test_mail_in import reply
 from tests.mail.test_notify import ANN, work_in_process
+from tests.mail.conftest import text_of
 
 pytestmark = pytest.mark.usefixtures("clean_notify_queue")
 
@@ -30,12 +31,12 @@ def test_a_game_played_by_mail_from_start_to_end(pbm, dispatching: Games, smtp_s
         turns = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Your turn")]
         assert len(turns) == answered + 1, "one turn mail for each turn, no more"
         assert turns[-1]["Reply-To"] == f"pbm+{token}@pbm.test"
-        move = re.search(r"your move alone on the first line, for example: (.+)", turns[-1].get_content()).group(1).strip()
+        move = re.search(r"your move alone on the first line, for example: (.+)", text_of(turns[-1])).group(1).strip()
         received = mail_in.receive(dispatching, reply(turns[-1], move).as_bytes())
         assert received.status == "played", received.line()
         answered += 1
     [end] = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Game over")]
-    assert "game over: " in end.get_content() and link in end.get_content()
+    assert "game over: " in text_of(end) and link in text_of(end)
     # Her only legal moves were played for her (no mail, no stop); every other move came by mail.
     moves = [env for env in dispatching.store.read(game_id) if env.actor == 0 and env.command and env.origin is None]
     assert len(moves) == answered and all(env.command_id.startswith("mail:0:") for env in moves)

@@ -20,7 +20,7 @@ import pytest
 from events.commands import Games
 from pbm.mail import inbound as mail_in
 from pbm.mail.inbound import first_move_line
-from tests.mail.conftest import run_pbm
+from tests.mail.conftest import run_pbm, text_of
 from tests.mail.test_notify import ANN, create, people_and_bots, work_in_process
 
 pytestmark = pytest.mark.usefixtures("clean_notify_queue")
@@ -37,11 +37,11 @@ def turn(dispatching: Games, smtp_sink, queue_client) -> dict:
 
 def reply(mail: EmailMessage, move: str, style: str = "plain") -> EmailMessage:
     """What a mail program makes of Ann's answer: her move on top, the turn mail quoted below."""
-    quoted = "\n".join("> " + line for line in mail.get_content().splitlines())
+    quoted = "\n".join("> " + line for line in text_of(mail).splitlines())
     text = f"{move}\n\nOn Tue, 1 Dec 2026 at 09:00, pbm <{mail['From']}> wrote:\n{quoted}\n-- \nAnn, from her phone\n"
     html = (f"<html><head><style>p {{color: red}}</style></head><body><div dir='ltr'>{move}</div><br>"
             f"<div class='gmail_quote'><div class='gmail_attr'>On Tue, 1 Dec 2026 at 09:00 pbm wrote:</div>"
-            f"<blockquote>{mail.get_content()[:500]}</blockquote></div></body></html>")
+            f"<blockquote>{text_of(mail)[:500]}</blockquote></div></body></html>")
     answer = EmailMessage()
     answer["From"] = f"Ann <{ANN}>"
     answer["To"] = mail["Reply-To"]
@@ -73,7 +73,7 @@ def test_a_reply_through_pbm_mail_in_plays_the_move_once_and_is_answered_once(di
     played = dispatching.store.read(game_id, table.seq)[0]
     assert (played.actor, played.command) == (0, move) and played.command_id.startswith("mail:0:")
     [answer] = answers(smtp_sink, game_id)
-    assert answer["In-Reply-To"] == reply_id(raw) and f"Your move {move!r} in {game_id} is played." in answer.get_content()
+    assert answer["In-Reply-To"] == reply_id(raw) and f"Your move {move!r} in {game_id} is played." in text_of(answer)
     assert answer["Reply-To"] == turn["mail"]["Reply-To"]
     length = dispatching.store.length(game_id)
     again = run_pbm(cli_env, "mail-in", input=raw)  # the MTA delivers it twice
@@ -105,7 +105,7 @@ def test_a_refused_move_is_answered_with_the_reason_and_the_moves(dispatching: G
     assert done.returncode == 0 and done.stderr.decode().startswith(f"mail-in: refused (game {game_id}, seat 0): ")
     assert dispatching.store.length(game_id) == length
     [answer] = answers(smtp_sink, game_id)
-    body = answer.get_content()
+    body = text_of(answer)
     assert "was not played" in body and "'play 99Xx'" in body and "your moves: " in body
     assert all(move in body for move in dispatching.table(game_id).legal_moves(0)[:5])
     assert "99Xx" not in done.stderr.decode()  # a move's text is never logged
@@ -123,7 +123,7 @@ def test_a_seat_the_operator_handed_to_a_bot_plays_no_mailed_move(dispatching: G
     assert received.reason == "a bot plays the seat now"
     assert dispatching.store.length(game_id) == length
     [answer] = answers(smtp_sink, game_id)
-    assert "your seat is played by a bot (heuristic) now" in answer.get_content()
+    assert "your seat is played by a bot (heuristic) now" in text_of(answer)
 
 
 def test_a_mail_server_under_another_secret_key_plays_the_move_and_says_it_cannot_answer(dispatching: Games, turn, smtp_sink, monkeypatch):

@@ -5,6 +5,7 @@ sends the turn mail to a real SMTP server (aiosmtpd), or the signed webhook to a
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 
 import pytest
 
@@ -13,7 +14,7 @@ from events.commands import Games
 from events.seats import Seats
 from pbm.mail import notify
 from pbm.web import create_app
-from tests.mail.conftest import MAIL_FROM, run_pbm
+from tests.mail.conftest import MAIL_FROM, run_pbm, text_of
 from tests.web.conftest import ADMIN, TestClient, bearer
 
 pytestmark = pytest.mark.usefixtures("clean_notify_queue")
@@ -41,8 +42,8 @@ def test_the_turn_mail_reaches_the_seat_once_with_its_report_hand_moves_link_and
     assert table.to_act == (0,)  # the bots played up to Ann's turn
     [mail] = smtp_sink.to(ANN)
     assert mail["Reply-To"] == f"pbm+{token}@pbm.test" and mail["From"] == MAIL_FROM
-    assert mail["Subject"] == f"Your turn: {game_id}, Ann"
-    body = mail.get_content()
+    assert mail["Subject"] == f"Your turn: Holly Oak with Bot 1 (bot) and Bot 2 (bot) ({game_id})"
+    body = text_of(mail)
     view = table.view(0)
     assert f"https://pbm.test/play/{token}" in body
     assert "your hand: " + " ".join(view["hand"]) in body
@@ -66,7 +67,7 @@ def test_two_reminders_of_one_turn_are_two_mails_and_each_is_sent_once(dispatchi
     for note in ("Your move is due in 24 hours.", "Your move is due in 2 hours.", "Your move is due in 2 hours."):
         notify.tell(dispatching, created["game_id"], 0, "reminder", seq, note)
     reminders = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Reminder")]
-    assert [mail.get_content().splitlines()[1] for mail in reminders] == ["Your move is due in 24 hours.", "Your move is due in 2 hours."]
+    assert [text_of(mail).splitlines()[1] for mail in reminders] == ["Your move is due in 24 hours.", "Your move is due in 2 hours."]
 
 
 def test_a_stale_turn_or_a_seat_without_a_channel_sends_nothing(dispatching: Games, smtp_sink, cli_env):
@@ -144,11 +145,11 @@ def test_the_end_of_the_game_tells_every_seat_with_a_channel(dispatching: Games,
     # One turn mail per move Bob had a choice in; his only legal moves were played for him, untold.
     assert len(turns) == len({env.seq for env in dispatching.store.read(game_id) if env.actor == 1 and env.command and env.origin is None})
     ends = [mail for mail in smtp_sink.to("bob@players.test") if mail["Subject"].startswith("Game over")]
-    assert len(ends) == 1 and f"https://pbm.test/play/{bob}" in ends[0].get_content()
-    assert "game over: " in ends[0].get_content() and "(winner)" in ends[0].get_content() and "pbm replay verify" in ends[0].get_content()
+    assert len(ends) == 1 and f"https://pbm.test/play/{bob}" in text_of(ends[0])
+    assert "game over: " in text_of(ends[0]) and "(winner)" in text_of(ends[0]) and "pbm replay verify" in text_of(ends[0])
     [ann_end] = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Game over")]
     assert ends[0]["Reply-To"] is None  # nothing to answer once the game is over
-    assert "Your page:" not in ann_end.get_content()  # a bot's seat has no token: no link
+    assert "Your page:" not in text_of(ann_end)  # a bot's seat has no token: no link
     assert smtp_sink.to(ANN) == [ann_end]  # a bot's seat is never told of its turns
     assert Seats(dispatching.store.redis).contact(game_id, 1) == {"name": "Bob", "email": "bob@players.test"}
 
@@ -178,3 +179,58 @@ def test_the_rows_reach_follows_the_channels_and_the_turn_mails_follow_it(dispat
     dispatching.store.redis.hdel(row, "reach")  # a row from before it was kept: the dispatcher reads the contacts
     ann_moves()
     assert len(smtp_sink.to(ANN)) == 3
+
+
+def test_the_turn_mail_is_text_and_the_same_in_html_with_its_links_its_hand_in_colour_and_nothing_remote(dispatching: Games, smtp_sink, cli_env):
+    created = create(dispatching, people_and_bots({"email": ANN}))
+    token = created["seats"][0]["token"]
+    assert run_pbm(cli_env, "worker", "--burst").returncode == 0
+    [mail] = smtp_sink.to(ANN)  # as the test SMTP server received it, parsed again
+    assert mail.get_content_type() == "multipart/alternative"
+    assert [part.get_content_type() for part in mail.iter_parts()] == ["text/plain", "text/html"]
+    text, html = text_of(mail), mail.get_body(("html",)).get_content()
+    parsed = HtmlSeen()
+    parsed.feed(html)
+    # The same links as the text part, the seat's page first as a "Play now" button; nothing else.
+    assert set(parsed.links) == set(re.findall(r"https?://\S+", text)) and f"https://pbm.test/play/{token}" in parsed.links
+    assert "Play now" in parsed.words and f"Play now: https://pbm.test/play/{token}" in text
+    assert parsed.tags.isdisjoint({"script", "img", "iframe", "object", "link", "style"}) and "javascript:" not in html
+    assert not re.search(r"url\(|src=|@import", html)  # no remote image or style of any kind
+    # Every word of the text part is in the HTML part (the hand as cards, each in its colour).
+    words = set(re.findall(r"[\w@-]+", " ".join(parsed.words)))
+    assert set(re.findall(r"[\w@-]+", text)) <= words | {"your", "hand"}
+    hand = dispatching.table(created["game_id"]).view(0)["hand"]
+    coloured = re.findall(r'color:(#[0-9a-f]{6});font-weight:700;text-align:center">([^<]+)</span>', html)
+    assert [card for _colour, card in coloured] == hand
+    assert {colour for colour, card in coloured if card.endswith("Sp")} == {"#2f8a3c"} and len({colour for colour, _ in coloured}) > 1
+
+
+class HtmlSeen(HTMLParser):
+    """What a mail reader would find in an HTML part: its tags, its links and its words."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: set[str] = set()
+        self.links: list[str] = []
+        self.words: list[str] = []
+
+    def handle_starttag(self, tag, attrs) -> None:
+        self.tags.add(tag)
+        self.links += [value for key, value in attrs if key == "href"]
+
+    def handle_data(self, data) -> None:
+        self.words.append(data)
+
+
+def test_a_turn_mail_tells_the_deadline_in_the_persons_time_zone_or_in_utc_saying_so(dispatching: Games):
+    from pbm import times
+
+    created = create(dispatching, people_and_bots({"email": ANN}))
+    table = dispatching.table(created["game_id"])
+    now = times.ms_of("2026-12-01T17:00:00Z")
+    due = times.ms_of("2026-12-03T18:00:00Z")
+    paris = notify.compose(table, [], created["game_id"], 0, "turn", due_ms=due, tz="Europe/Paris", now=now)
+    assert "Your move is due in 2 days, Thursday 19:00 CET.\n" in paris["text"]
+    unknown = notify.compose(table, [], created["game_id"], 0, "turn", due_ms=due, now=now)
+    assert f"Your move is due in 2 days, Thursday 18:00 UTC. {notify.NO_ZONE}" in unknown["text"]
+    assert "Thursday 19:00 CET" in paris["html"] and "Thursday 18:00 UTC" in unknown["html"]

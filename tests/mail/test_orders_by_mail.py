@@ -10,6 +10,7 @@ from events.commands import Games
 from pbm.mail import inbound as mail_in
 from tests.mail.test_mail_in import reply, turn  # noqa: F401  (turn: a fixture)
 from tests.mail.test_notify import ANN, work_in_process
+from tests.mail.conftest import text_of
 
 pytestmark = pytest.mark.usefixtures("clean_notify_queue")
 
@@ -27,7 +28,7 @@ def test_a_game_by_mail_played_by_orders_set_in_replies(pbm, dispatching: Games,
         turns = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Your turn")]
         if len(turns) == replied:
             continue
-        text = turns[-1].get_content()
+        text = text_of(turns[-1])
         assert "To leave orders for your coming turns" in text
         hand = table.view(0)["hand"]
         orders = "\n".join(f"next: play {card}" for card in hand)
@@ -35,7 +36,7 @@ def test_a_game_by_mail_played_by_orders_set_in_replies(pbm, dispatching: Games,
         assert received.status == "ordered", received.line()
         replied += 1
         [answer] = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Re: ")][-1:]
-        assert "Your orders in" in answer.get_content() and "are set" in answer.get_content()
+        assert "Your orders in" in text_of(answer) and "are set" in text_of(answer)
     assert dispatching.table(game_id).outcome is not None
     envelopes = dispatching.store.read(game_id)
     by_order = [env for env in envelopes if env.actor == 0 and env.origin == "order"]
@@ -52,5 +53,5 @@ def test_a_bad_order_by_mail_is_refused_naming_it_and_nothing_is_stored(dispatch
     received = mail_in.receive(dispatching, reply(turn["mail"], f"next: play {card}\nif Snow falls: play 2Sp").as_bytes())
     assert received.status == "refused" and "Snow" not in received.line()
     [answer] = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Re: ")]
-    assert "order 2 (`if Snow falls: play 2Sp`): unknown condition" in answer.get_content()
+    assert "order 2 (`if Snow falls: play 2Sp`): unknown condition" in text_of(answer)
     assert Orders(dispatching.store).read(game_id, 0) == []

@@ -12,6 +12,7 @@ from events.people import People
 from pbm.mail import notify
 from pbm.web import create_app
 from tests.web.conftest import ADMIN, bearer
+from tests.mail.conftest import text_of
 
 
 def test_a_persons_turn_mail_links_to_their_page(games: Games, smtp_sink):
@@ -25,7 +26,7 @@ def test_a_persons_turn_mail_links_to_their_page(games: Games, smtp_sink):
     seat = table.to_act[0]
     assert notify.tell(games, game_id, seat, "turn", table.seq)
     [mail] = smtp_sink.to(seats[seat]["email"])
-    body = mail.get_content()
+    body = text_of(mail)
     person = created["seats"][seat]["person"]
     token = People(games.store.redis).token(person)
     assert f"All your games: https://pbm.test/me/{token}" in body
@@ -34,4 +35,4 @@ def test_a_persons_turn_mail_links_to_their_page(games: Games, smtp_sink):
 
 def test_a_seat_nobody_holds_gets_no_person_link(games: Games):
     game_id = games.create("tranquility", 2, seed=1)
-    assert notify.person_link_of(games, game_id, 0) is None
+    assert notify.person_of(games, game_id, 0) == (None, None)

@@ -9,6 +9,7 @@ from events.commands import Games
 from events.seats import Seats
 from pbm.mail import inbound as mail_in
 from tests.mail.test_bad_mail import mail_to
+from tests.mail.conftest import text_of
 
 pytestmark = pytest.mark.usefixtures("clean_notify_queue")
 ANN = "ann@players.test"
@@ -23,8 +24,8 @@ def test_a_mailed_salt_is_given_once_and_answered(dispatching: Games, smtp_sink)
     assert first.status == "salted" and first.answered and "four fair dice" not in first.line()
     assert dispatching.table(game_id).salting.given == ((0, "four fair dice"),)
     [answer] = smtp_sink.to(ANN)
-    assert "Your salt for" in answer.get_content()
+    assert "Your salt for" in text_of(answer)
     again = mail_in.receive(dispatching, mail_to(f"pbm+{token}@pbm.test", "salt: another", sender=ANN, Message_ID="<b@players.test>"))
     assert again.status == "refused" and again.answered
-    assert "given its salt already" in smtp_sink.to(ANN)[-1].get_content()
+    assert "given its salt already" in text_of(smtp_sink.to(ANN)[-1])
     assert dispatching.table(game_id).salting.given == ((0, "four fair dice"),)

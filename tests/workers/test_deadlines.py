@@ -203,7 +203,7 @@ def test_a_reminder_is_queued_when_due_soon_and_not_when_the_due_time_moved(stor
     notices = [job_id for job_id in jobs_of(game_id) if job_id.startswith("pbm-notify-")]
     assert len(notices) == 1 and Job.fetch(notices[0], connection=queue_client).func_name == NOTIFY_FUNCTION
     args = Job.fetch(notices[0], connection=queue_client).args
-    assert args[:4] == (game_id, seat, "reminder", store.length(game_id)) and "due" in args[4]
+    assert args[:4] == (game_id, seat, "reminder", store.length(game_id)) and "left to move" in args[4]
     game_clocks.extend(games, game_id, "1h")
     assert in_process.remind(game_id, seat, turn, 20)["status"] == "moved"
 

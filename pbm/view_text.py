@@ -155,7 +155,7 @@ def value_lines(values: Mapping[str, Any], players: int | None, name: Names | No
             lines += [f"  {k.replace('_', ' ')}: {summary_of(v)}" for k, v in value.items()]
         else:
             lines.append(f"{label}: {summary_of(value)}")
-    return lines
+    return [name.text(line) for line in lines] if name else lines  # a record's "seat 2" (a trick's play) named too
 
 
 def summary_of(value: Any) -> str:
@@ -277,12 +277,12 @@ GAME_VIEWS: dict[str, Callable[[Mapping[str, Any], Names], list[str]]] = {
 }
 
 
-def state_lines(game_id: str, slug: str, seq: int, state: Mapping[str, Any]) -> list[str]:
+def state_lines(game_id: str, slug: str, seq: int, state: Mapping[str, Any], name: Names | None = None) -> list[str]:
     """The whole state right after the event at `seq` (a referee's view): every key, each seat's
-    hand on its own line."""
+    hand on its own line. `name`: how the reader reads the seats (default: by number)."""
     players = state.get("players")
     lines = [f"{game_id} ({slug}) after event {seq}, the whole state" + (f": {NOT_DEALT}" if not_dealt(seq) else "")]
     rest = dict(state)
     if slug == "tranquility" and isinstance(rest.get("grid"), list):
         lines += ["grid:", *sea_lines(rest.pop("grid"))]
-    return lines + value_lines(rest, players)
+    return lines + value_lines(rest, players, name)

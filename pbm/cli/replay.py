@@ -61,12 +61,21 @@ def open_log(ref: str, checked: bool = True) -> Log:
     return log.check_integrity() if checked else log
 
 
-def seat_names(log: Log) -> Names:
-    """The seats of a game in Redis named from the seat store, as a referee reads them (no "you")."""
+def seat_names(log: Log, viewer: int | None = None) -> Names:
+    """The seats of a game in Redis named from the seat store, as `viewer` reads them (None: a
+    referee or a spectator, no "you")."""
     from events.seats import Seats
 
     names = Seats(store().redis).names([(log.game_id, log.started.players)])[log.game_id]
-    return Names(tuple(names), bots=frozenset(core.table.bot_seats(log.events)))
+    return Names(tuple(names), viewer=viewer, bots=frozenset(core.table.bot_seats(log.events)))
+
+
+def reader_names(ref: str, log: Log, viewer: int | None) -> Names:
+    """How the reader of `ref` reads its seats: by name for a game in Redis (its seat store), by
+    number for a replay file (a file holds no names, as the audit's)."""
+    if Path(ref).is_file():
+        return Names(viewer=viewer, bots=frozenset(core.table.bot_seats(log.events)))
+    return seat_names(log, viewer)
 
 
 def table_output(log: Log, at: int | None, seat: int | None, public: bool) -> dict[str, Any]:
@@ -77,10 +86,10 @@ def table_output(log: Log, at: int | None, seat: int | None, public: bool) -> di
     return {"game": log.game.slug, "seq": table.seq, "state": plain_state(table.state)}
 
 
-def render(log: Log, output: dict[str, Any]) -> None:
+def render(log: Log, output: dict[str, Any], name: Names | None = None) -> None:
     if "state" not in output:
-        return say(*view_lines(output, log.game_id))
-    say(*state_lines(log.game_id, output["game"], output["seq"] - 1, output["state"]))
+        return say(*view_lines(output, log.game_id, name=name))
+    say(*state_lines(log.game_id, output["game"], output["seq"] - 1, output["state"], name))
 
 
 SEAT = click.option("--as", "seat", type=int, help="A seat's view (default: the whole state; of a running game, with --referee).")
@@ -115,9 +124,9 @@ def show(ref: str, at: int | None, seat: int | None, public: bool, referee: bool
     elif not public:
         check_referee(log, referee)
     output = table_output(log, at, seat, public)
-    if as_json:
+    if as_json:  # a machine's form: seats by number
         return emit_json(output)
-    render(log, output)
+    render(log, output, reader_names(ref, log, seat))
 
 
 @replay.command()
@@ -140,9 +149,10 @@ def step(ref: str, at: int, script: str | None, seat: int | None, public: bool, 
     elif not public:
         check_referee(log, referee)
     seq = log.check_seq(at)
+    name = None if as_json else reader_names(ref, log, seat)  # --json keeps seat numbers
     if not as_json:
         console.print(f"[dim]{STEP_KEYS}[/]")
-    show_step(log, seq, seat, public, as_json)
+    show_step(log, seq, seat, public, as_json, name)
     for key in keys_from(script):
         moved = next_position(key, seq, log.last_seq)
         if moved is None:
@@ -152,7 +162,7 @@ def step(ref: str, at: int, script: str | None, seat: int | None, public: bool, 
                 console.print(f"[dim](at seq {seq} of {log.last_seq}; {STEP_KEYS})[/]")
             continue
         seq = moved
-        show_step(log, seq, seat, public, as_json)
+        show_step(log, seq, seat, public, as_json, name)
 
 
 def next_position(key: str, seq: int, last: int) -> int | None:
@@ -175,7 +185,7 @@ def keys_from(script: str | None):
         yield click.getchar()
 
 
-def show_step(log: Log, seq: int, seat: int | None, public: bool, as_json: bool = False) -> None:
+def show_step(log: Log, seq: int, seat: int | None, public: bool, as_json: bool = False, name: Names | None = None) -> None:
     env = log.envelopes[seq]
     shown = None if public else command_shown(log, seq, seat)  # the public reads no move's text
     output = table_output(log, seq, seat, public)
@@ -183,8 +193,9 @@ def show_step(log: Log, seq: int, seat: int | None, public: bool, as_json: bool 
         command = {"seat": env.actor, "move": shown} if shown is not None else None
         return click.echo(json.dumps({"seq": seq, "last_seq": log.last_seq, "event": log.narrate(seq, seat), "command": command, "output": output}))
     rule(f"seq {seq} of {log.last_seq}")
-    say(log.narrate(seq, seat) + (f"  (seat {env.actor}: {shown})" if shown is not None else ""))
-    render(log, output)
+    name = name or Names(viewer=seat)
+    say(name.text(log.narrate(seq, seat)) + (f"  ({name(env.actor)}: {shown})" if shown is not None else ""))
+    render(log, output, name)
 
 
 @replay.command()

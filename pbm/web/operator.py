@@ -322,4 +322,5 @@ def spectate(game_id: GameId, request: Request) -> dict[str, Any]:
     if not server.seats.spectators_allowed(game_id):
         raise ApiError(404, f"no game {game_id!r} open to spectators")
     table = server.games.table(game_id)
-    return {"game_id": game_id, "view": table.view(None), "log": turn_report.story(table, None)}
+    # The story is text for a person: the seats by name, as every other story names them.
+    return {"game_id": game_id, "view": table.view(None), "log": turn_report.story(table, None, seating.names(server.seats, game_id, table))}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import core
 from events.commands import Games
@@ -63,3 +64,23 @@ def test_step_walks_forward_and_back_from_a_script_or_piped_keys(pbm, store: Sto
     assert piped.count("seq 1 of") == 2 and "seq 2 of" in piped and "seq 3 of" not in piped
     ended = pbm("replay", "step", finished, "--script", "Gnn").stdout
     assert f"seq {log.last_seq} of {log.last_seq}" in ended and "the seed is revealed" in ended
+
+
+def test_step_and_show_name_the_seats_as_every_story_does_and_json_keeps_numbers(pbm, store: Store, finished: str, tmp_path) -> None:
+    from events.seats import Seats
+
+    for seat, name in enumerate(("Ann", "Bob", "Cy")):
+        Seats(store.redis).set_contact(finished, seat, name=name)
+    log = from_store(store, finished)
+    stepped = pbm("replay", "step", finished, "--as", "1", "--script", "nnq").stdout
+    assert "you hold" in stepped and re.search(r"\b(Ann|Cy)\b", stepped)
+    assert not re.search(r"\bseat \d\b", stepped.replace(", as Bob (seat 1)", "")), stepped  # the reader's own seat: by number too
+    whole = pbm("replay", "step", finished, "--at", "2", "--script", "q").stdout  # a referee's: no "you"
+    assert "you " not in whole and re.search(r"\((Ann|Bob|Cy): play \S+\)", whole) and not re.search(r"\bseat \d\b", whole)
+    shown = pbm("replay", "show", finished, "--as", "2").stdout
+    assert ", as Cy (seat 2)" in shown and not re.search(r"\bseat \d\b", shown.replace(", as Cy (seat 2)", "")) and "Ann" in shown
+    stepped_json = [json.loads(line) for line in pbm("replay", "step", finished, "--as", "1", "--script", "nq", "--json").stdout.splitlines()]
+    assert stepped_json[1]["event"] == log.narrate(1, 1)  # a machine's form, seats by number
+    exported = tmp_path / f"{finished}.pbmlog"
+    pbm("replay", "export", finished, "-o", str(exported))
+    assert "seat 0" in pbm("replay", "step", str(exported), "--at", "2", "--script", "q").stdout  # a file holds no names

@@ -4,6 +4,8 @@ back; and the spectators' view only where the creator allowed it."""
 
 from __future__ import annotations
 
+import re
+
 import json
 
 from events import keys
@@ -106,6 +108,9 @@ def test_spectators_see_only_games_opened_to_them(client: TestClient):
     public = client.get(f"/api/games/{opened['game_id']}/public").json()
     assert public["view"]["seat"] is None and not public["view"].get("hand")
     assert public["log"] and all("you hold" not in entry["text"] for entry in public["log"])
+    # The spectators' story names the seats, as every story does; the view's fields keep numbers.
+    assert any(re.search(r"\b(Ann|Bob|Cy)\b", entry["text"]) for entry in public["log"])
+    assert not any(re.search(r"\b[Ss]eat \d", entry["text"]) for entry in public["log"])
 
 
 def test_the_cli_invites_and_hands_seats_over(client: TestClient, pbm, store: Store):

@@ -48,10 +48,17 @@ def since_last_move(table: Table, envelopes: Sequence[Envelope], seat: int, note
     the table's last event, or its part from the seat's latest move on (Store.since_move).
     `notes`: the seat's own notes of orders dropped (events.orders.Orders.notes), told after the
     story if dropped since its latest move; only the seat's own report is handed them."""
+    return [entry["text"] for entry in dated_since_last_move(table, envelopes, seat, notes, name)]
+
+
+def dated_since_last_move(table: Table, envelopes: Sequence[Envelope], seat: int, notes: Sequence[Mapping[str, Any]] = (), name: Names | None = None) -> list[dict[str, Any]]:
+    """since_last_move's lines, each with its seq and when it happened (the envelope's wall-clock
+    time, None where the envelopes given do not reach): [{"seq", "text", "time_ms"}]."""
     start = last_move_seq(envelopes, seat) or 0
     played_for = {env.seq: env.origin for env in envelopes if env.seq >= start and env.origin is not None and is_move_of(env, seat)}
-    lines = [marked(named(line, name), played_for.get(seq)) for seq, line in table.narrate(seat, start=start)]
-    return lines + [dropped_line(note) for note in notes if note["seq"] >= start]
+    times = {env.seq: env.time_ms for env in envelopes}
+    entries = [{"seq": seq, "text": marked(named(line, name), played_for.get(seq)), "time_ms": times.get(seq)} for seq, line in table.narrate(seat, start=start)]
+    return entries + [{"seq": note["seq"], "text": dropped_line(note), "time_ms": None} for note in notes if note["seq"] >= start]
 
 
 def dropped_line(note: Mapping[str, Any]) -> str:

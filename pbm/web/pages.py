@@ -39,6 +39,7 @@ from events.server import RedisUnavailable, explain
 from events import keys
 from events import orders as standing_orders
 from events.joining import open_seats_of
+from events.orders import Orders
 from events.seats import normal
 from events.store import Conflict
 from events.rematch import Rematches
@@ -202,14 +203,17 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str], chosen: M
     unseated = open_seats_of(server.seats.redis, [game_id]).get(game_id)
     if unseated and not notice:  # pbm/joining.py: the clock starts when they are taken
         notice = f"Waiting for players: seat{'s' if len(unseated) != 1 else ''} {', '.join(map(str, unseated))} {'are' if len(unseated) != 1 else 'is'} open."
+    name = seating.names(server.seats, game_id, table, access.seat)
+    report = turn_report.dated_since_last_move(table, server.games.store.since_move(game_id, access.seat, table.seq - 1), access.seat,
+                                               Orders(server.games.store).notes(game_id, access.seat), name)
     return render_page(
         me["view"],
         game_id=game_id,
         options=dict(table.started.options),
         names=names,
         bots=sorted(table.bots),
-        report=me["report"],
-        story=turn_report.story(table, access.seat, seating.names(server.seats, game_id, table, access.seat)),
+        report=report,  # me["report"], each line with when it happened
+        story=turn_report.story(table, access.seat, name),
         base_path=seat_cookie.seat_path(game_id, access.seat),
         static=STATIC_PATH,
         csrf=csrf_token(server, token),

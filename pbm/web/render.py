@@ -41,7 +41,7 @@ def render_page(
     options: Mapping[str, Any],
     names: Sequence[str | None],
     bots: Sequence[int] = (),
-    report: Sequence[str],
+    report: Sequence[str | Mapping[str, Any]],  # lines, or turn_report.dated_since_last_move's entries
     story: Sequence[Mapping[str, Any]],
     base_path: str,
     static: str,

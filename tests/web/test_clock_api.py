@@ -167,3 +167,14 @@ def test_a_seat_the_autopilot_plays_is_taken_back_by_its_players_move(client, ap
     games.seat_bots(game_id, {other: "random"})
     refused = client.post("/api/me/moves", json={"move": "play 1Sp"}, headers=bearer(created["seats"][other]["token"]))
     assert refused.status_code == 409 and "played by a bot (random)" in refused.json()["error"]
+
+
+def test_the_pages_report_tells_when_each_line_happened_with_utc_on_hover(client) -> None:
+    created = new_game(client, forced_moves="ask")
+    seat = next(s for s in created["seats"] if "1Sp" in client.get("/api/me", headers=bearer(s["token"])).json()["view"]["hand"])
+    assert client.post("/api/me/moves", json={"move": "play 1Sp"}, headers=bearer(seat["token"])).status_code == 200
+    page = client.get(f"/play/{seat['token']}").text
+    report = page[page.index('<section class="report"'): page.index("</section>", page.index('<section class="report"'))]
+    stamped = re.findall(r'<li>([^<]+) <span class="when">· <time datetime="(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)" title="\d{4}-\d\d-\d\d \d\d:\d\d UTC">'
+                         r"(in under a minute|under a minute ago)</time></span></li>", report)
+    assert stamped and stamped[0][0].startswith("you led 1Sp"), report

@@ -199,7 +199,7 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str], chosen: M
     names = [server.seats.contact(game_id, seat).get("name") for seat in range(table.players)]
     notice = NOTICES.get(said.get("notice") or "")
     if said.get("played") and not notice:
-        notice = f"You played {said['played'][:200]}."
+        notice = played_notice(said["played"][:200])
     unseated = open_seats_of(server.seats.redis, [game_id]).get(game_id)
     if unseated and not notice:  # pbm/joining.py: the clock starts when they are taken
         notice = f"Waiting for players: seat{'s' if len(unseated) != 1 else ''} {', '.join(map(str, unseated))} {'are' if len(unseated) != 1 else 'is'} open."
@@ -257,6 +257,12 @@ def rematch_of(server: Server, game_id: str, table: core.Table, seat: int) -> di
         return {"asked": False, "started": False, "accepted": False, "waiting_for": []}
     names = [server.seats.contact(game_id, s).get("name") for s in range(table.players)]
     return found.public(names) | {"asked": True}
+
+
+def played_notice(move: str) -> str:
+    """What the page says of the seat's own move once it is in: "You played 7Su." for a card
+    played, else the move as sent ("Your move is in: bid 300.")."""
+    return f"You played {move[5:]}." if move.startswith("play ") else f"Your move is in: {move}."
 
 
 def vacation_of(me: Mapping[str, Any], table: core.Table) -> dict[str, Any] | None:
@@ -361,7 +367,7 @@ def form_move(game_id: str, seat: int, request: Request, fields: list[tuple[str,
     except (core.IllegalMove, ApiError) as refusal:
         reason = refusal.message if isinstance(refusal, ApiError) else str(refusal)
         return answer(422, {"refused": reason, "move": text}, reason)
-    return answer(200, {"played": text, "seq": str(submitted.seq)} if wants_json else {"played": text})
+    return answer(200, {"played": text, "seq": str(submitted.seq), "notice": played_notice(text)} if wants_json else {"played": text})
 
 
 @router.post(SEAT_PAGE + "/vacation")

@@ -282,7 +282,7 @@ def test_with_javascript_off_a_move_is_a_form_post_and_a_stale_page_says_so(brow
     page.get_by_role("button", name="play 1Sp", exact=True).click()  # the holder of 1Sp leads it
     page.wait_for_load_state()
     assert re.fullmatch(re.escape(here) + r"\?note=[A-Za-z0-9_-]{16}", page.url)  # no move in the URL
-    assert "You played play 1Sp." in page.locator(".notice").inner_text()
+    assert "You played 1Sp." in page.locator(".notice").inner_text()
     assert seq_of(page) != before and not my_turn(page)
     # A page drawn before another seat moved: its form is refused as stale, and nothing is played.
     nxt = next(seat for seat in created["seats"] if seat["seat"] == (mine["seat"] + 1) % 3)

@@ -171,3 +171,19 @@ def test_a_refused_move_is_not_drawn_under_the_sticky_header_on_a_phone(browser,
         page.screenshot(path=str(ARTIFACTS / "holly-oak-refusal-phone.png"))
     finally:
         context.close()
+
+
+def test_a_move_sent_by_the_pages_script_is_confirmed_in_words_on_a_phone(browser, site, store):  # noqa: F811 (fixtures)
+    url, _env = site
+    created = mid_game(url, store, "holly-oak", 9)
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(created["seats"][0]["url"])
+        card = page.locator("form.card-move").first.locator("input[name=move]").get_attribute("value")
+        page.locator("form.card-move button").first.click()
+        page.locator(".notice").wait_for()
+        assert page.locator(".notice").inner_text() == f"You played {card.removeprefix('play ')}."
+        page.screenshot(path=str(ARTIFACTS / "holly-oak-played-phone.png"))
+    finally:
+        context.close()

@@ -200,7 +200,7 @@ def test_a_form_post_without_javascript_puts_neither_the_move_nor_its_refusal_in
     other = next(s for s in created["seats"] if s["seat"] != seat["seat"])
     there = client.get(f"/play/{other['token']}").url.path
     assert "You played" not in client.get(f"{there}?note={note}").text  # another seat cannot read it
-    assert "You played play 1Sp." in client.get(played.headers["location"]).text
+    assert "You played 1Sp." in client.get(played.headers["location"]).text
     assert not list(store.redis.scan_iter(match=f"pbm:{{{created['game_id']}}}:note:*"))  # read, and gone
 
 

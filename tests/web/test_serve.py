@@ -89,7 +89,7 @@ def test_pbm_serve_keeps_tokens_and_moves_out_of_urls_and_limits_its_doors(serve
         assert refused.status_code == 303 and hidden not in refused.headers["location"]
         assert f"play {hidden}" in http.get(refused.headers["location"]).text
         played = http.post(f"{here}/move", data={"move": "play 1Sp", "csrf": csrf, "expected_seq": seq}, follow_redirects=True)
-        assert "You played play 1Sp." in played.text
+        assert "You played 1Sp." in played.text
         # At most two event streams of one seat at once; a closed one frees its slot.
         with http.stream("GET", f"{here}/events") as one, http.stream("GET", f"{here}/events") as two:
             assert one.status_code == two.status_code == 200

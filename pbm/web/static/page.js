@@ -118,7 +118,7 @@
     const body = await answer.json().catch(() => ({}));
     posting = false;
     if (answer.ok || answer.status === 409) history.replaceState(null, "", location.pathname); // the steps start again
-    if (answer.ok) return redraw();
+    if (answer.ok) return redraw(body.notice); // "You played 7Su.": the seat's own move, confirmed
     if (answer.status === 409) return redraw(body.error || "Someone moved first: here is the table now.");
     form.querySelectorAll("button").forEach((b) => (b.disabled = false));
     show(form, "refusal", "Not played: " + (body.error || "the server said " + answer.status));

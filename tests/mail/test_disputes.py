@@ -19,6 +19,7 @@ from pbm.web import create_app
 from tests.mail.test_bad_mail import mail_to
 from tests.mail.test_notify import work_in_process
 from tests.web.conftest import ADMIN, TestClient, bearer
+from tests.mail.conftest import text_of
 
 pytestmark = pytest.mark.usefixtures("clean_notify_queue")
 
@@ -104,12 +105,12 @@ def test_a_mailed_dispute_is_raised_once_and_answered_and_a_bad_one_changes_noth
     assert twice.status == "disputed" and "answered before" in twice.reason
     [dispute] = stored(dispatching, game_id)
     assert (dispute.seat, dispute.seq, dispute.reason) == (1, 3, "the trick went to the wrong seat")
-    answers = [mail for mail in smtp_sink.to(mails[1]) if "dispute" in mail.get_content().lower()]
-    assert len(answers) == 1 and f"Your dispute of seq 3 in {game_id} is with the operator" in answers[0].get_content()
+    answers = [mail for mail in smtp_sink.to(mails[1]) if "dispute" in text_of(mail).lower()]
+    assert len(answers) == 1 and f"Your dispute of seq 3 in {game_id} is with the operator" in text_of(answers[0])
     for body, said in (("dispute: no number", "write `dispute SEQ: REASON`"), ("dispute 999: too far", "no seq 999"), ("dispute 2", "the reason is empty")):
         refused = mail_in.receive(dispatching, mail_to(address, body, sender=mails[1], Message_ID=f"<{uuid.uuid4().hex}@players.test>"))
         assert refused.status == "refused" and refused.answered, body
-        assert said in smtp_sink.to(mails[1])[-1].get_content(), body
+        assert said in text_of(smtp_sink.to(mails[1])[-1]), body
     assert stored(dispatching, game_id) == [dispute]
 
 
@@ -137,7 +138,7 @@ def test_the_operator_settles_a_dispute_and_every_seat_gets_its_audit(dispatchin
     assert table.outcome is None
     for seat, mail in enumerate(mails):
         [told] = [m for m in smtp_sink.to(mail)[before[mail]:] if m["Subject"] == f"Dispute settled: {game_id}, seq 2"]
-        text = told.get_content()
+        text = text_of(told)
         assert "The operator's words: The lead was legal: the log shows it was your turn." in text
         assert "## The disputed point: seq 2" in text and "## Disputes" in text and "## Verification" in text
         assert (reason in text) == (seat == 0)  # a reason is its seat's own while the game runs

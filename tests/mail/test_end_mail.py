@@ -14,6 +14,7 @@ from events.commands import Games
 from pbm.web import create_app
 from tests.mail.test_notify import create, work_in_process
 from tests.web.conftest import ADMIN, TestClient, bearer
+from tests.mail.conftest import text_of
 
 pytestmark = pytest.mark.usefixtures("clean_notify_queue")
 
@@ -27,7 +28,7 @@ def test_the_end_mail_links_the_replay_page_and_the_replay_file_without_a_token_
         dispatching.submit(game_id, 1, table.legal_moves(1)[0])
         work_in_process(queue_client, dispatching.store)
     [end] = [mail for mail in smtp_sink.to(bob) if mail["Subject"].startswith("Game over")]
-    text = end.get_content()
+    text = text_of(end)
     assert f"Your replay, step by step: https://pbm.test/review/{token}" in text
     file_link = f"https://pbm.test/review/g/{game_id}/1/export"
     assert file_link in text and "GET /api/me/export" in text and "pbm replay verify game.pbmlog" in text

@@ -15,7 +15,7 @@ import pytest
 
 from events.commands import Games
 from pbm.web import create_app
-from tests.mail.conftest import Receiver
+from tests.mail.conftest import Receiver, text_of
 from tests.mail.test_notify import work_in_process
 from events.orders import Orders
 from tests.web.conftest import ADMIN, LOOSE, TestClient, bearer
@@ -98,7 +98,7 @@ def test_a_seats_unfired_orders_change_no_byte_another_seat_is_sent(dispatching:
         def sent() -> tuple[list[list[bytes]], list[list[bytes]]]:
             """Every mail (subject and text) and webhook body each game's Ann and Cy were sent so far."""
             work_in_process(queue_client, dispatching.store)
-            mails = [[same_but_ids(n, m["Subject"].encode() + b"\n" + m.get_content().encode()) for m in smtp_sink.to(f"ann-{tag}-{n + 1}@players.test")] for n in (0, 1)]
+            mails = [[same_but_ids(n, m["Subject"].encode() + b"\n" + text_of(m).encode()) for m in smtp_sink.to(f"ann-{tag}-{n + 1}@players.test")] for n in (0, 1)]
             hooks = [[same_but_ids(n, body) for body in raw_hooks.raw if games[n]["game_id"].encode() in body] for n in (0, 1)]
             return mails, hooks
 

@@ -15,6 +15,7 @@ from pbm.mail import notify
 from pbm.web import create_app
 from tests.web.conftest import ADMIN, bearer
 from workers.dispatch import NOTIFY_QUEUE, notify_job_id
+from tests.mail.conftest import text_of
 
 
 def test_each_person_is_mailed_their_seat_in_the_rematch(dispatching: Games, smtp_sink, queue_client, clean_notify_queue):
@@ -42,7 +43,7 @@ def test_each_person_is_mailed_their_seat_in_the_rematch(dispatching: Games, smt
         assert notify.tell(games, new_id, new_seat, "rematch", 0)
         assert not notify.tell(games, new_id, new_seat, "rematch", 0)  # once
         [mail] = [m for m in smtp_sink.to(address) if m["Subject"].startswith("Rematch")]
-        body = mail.get_content()
+        body = text_of(mail)
         assert "A rematch has begun" in body
         token = app.state.pbm.seats.remade(new_id, new_seat)
         assert f"https://pbm.test/play/{token}" in body

@@ -1,5 +1,5 @@
 """Every page kind of every game on a phone and on a desktop, in a real headless Chromium against a
-real `pbm serve` (test_review_browser.py's): the seat's page mid-game (a clock running, so times
+real `pbm serve` (conftest.py's `served`): the seat's page mid-game (a clock running, so times
 show) and at the end, its replay page, the join page of a game with an open seat, and the person's
 page. At 360x740, 390x844 and 1280x800 nothing may reach past the viewport's right edge: the
 document does not scroll sideways (scrollWidth <= innerWidth) and no visible element's right edge
@@ -24,9 +24,8 @@ import pytest
 
 from bench.random_moves import random_moves
 from events.commands import Games
-from tests.pages.conftest import ARTIFACTS
-from tests.pages.test_browser import ADMIN
-from tests.pages.test_review_browser import SEATS, browser, finished_game, site  # noqa: F401 (fixtures)
+from tests.pages.conftest import ADMIN, ARTIFACTS
+from tests.pages.test_review_browser import SEATS, finished_game
 
 SIZES = {"narrow": (360, 740), "phone": (390, 844), "desktop": (1280, 800)}
 SHOT_SIZES = ("phone", "desktop")  # the issue's two; the narrowest is checked, not kept
@@ -117,8 +116,8 @@ def mid_game(url: str, store, slug: str, seed: int) -> dict:
 
 
 @pytest.mark.parametrize(("slug", "seed"), [("holly-oak", 3), ("holidays", 4), ("holiday-board", 5), ("tranquility", 6)])
-def test_every_page_of_every_game_fits_a_phone_and_a_desktop(browser, site, store, slug, seed):  # noqa: F811 (fixtures)
-    url, _env = site
+def test_every_page_of_every_game_fits_a_phone_and_a_desktop(browser, served, store, slug, seed):
+    url, _env = served
     running = mid_game(url, store, slug, seed)
     ended, _log = finished_game(url, store, slug, seed)
     joinable = new_game(url, slug, [{"name": "Ann"}] + [{"open": True}] * (SEATS[slug] - 1), seed=seed)
@@ -152,8 +151,8 @@ def test_every_page_of_every_game_fits_a_phone_and_a_desktop(browser, site, stor
         context.close()
 
 
-def test_a_refused_move_is_not_drawn_under_the_sticky_header_on_a_phone(browser, site, store):  # noqa: F811 (fixtures)
-    url, _env = site
+def test_a_refused_move_is_not_drawn_under_the_sticky_header_on_a_phone(browser, served, store):
+    url, _env = served
     created = mid_game(url, store, "holly-oak", 8)
     context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
     page = context.new_page()
@@ -173,8 +172,8 @@ def test_a_refused_move_is_not_drawn_under_the_sticky_header_on_a_phone(browser,
         context.close()
 
 
-def test_a_move_sent_by_the_pages_script_is_confirmed_in_words_on_a_phone(browser, site, store):  # noqa: F811 (fixtures)
-    url, _env = site
+def test_a_move_sent_by_the_pages_script_is_confirmed_in_words_on_a_phone(browser, served, store):
+    url, _env = served
     created = mid_game(url, store, "holly-oak", 9)
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()

@@ -14,7 +14,7 @@ import pytest
 from events.commands import Games
 from events.seats import Seats
 from pbm.mail import inbound as mail_in
-from tests.mail.conftest import run_pbm
+from tests.mail.conftest import run_pbm, text_of
 from tests.mail.test_mail_in import mail_server, next_line, reply, turn  # noqa: F401 (turn: a fixture)
 from tests.mail.test_notify import ANN
 
@@ -46,8 +46,8 @@ def test_a_reply_from_another_address_is_not_played_and_only_the_seat_is_told(di
     assert dispatching.store.read(game_id, table.seq)[0].command == move
     assert smtp_sink.to(BOB) == []  # the sender is never answered
     refused, answered = [mail for mail in smtp_sink.to(ANN) if mail["Subject"].startswith("Re: ")]
-    assert "was not played: it came from another address than this seat's" in refused.get_content()
-    assert f"Your move {move!r} in {game_id} is played." in answered.get_content()
+    assert "was not played: it came from another address than this seat's" in text_of(refused)
+    assert f"Your move {move!r} in {game_id} is played." in text_of(answered)
     for said in (line, played):
         assert token not in said and ANN not in said.lower() and BOB not in said
 

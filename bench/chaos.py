@@ -41,6 +41,7 @@ from rq.worker import Worker
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import core  # noqa: E402
+from bench import serving  # noqa: E402
 from events import keys  # noqa: E402
 from events.commands import Games, UnknownGame  # noqa: E402
 from events.envelope import decode  # noqa: E402
@@ -530,12 +531,7 @@ def worker_kills(
             time.sleep(0.05)
     finally:
         for process in running:
-            process.terminate()
-        for process in running:
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            serving.stop(process)
     return {
         "games": len(game_ids),
         "finished": len(watch.ended),

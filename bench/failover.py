@@ -54,14 +54,6 @@ FAILOVER_S = 30.0
 AT_SEQ = re.compile(r"is at seq (\d+)")
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 class Sentinels:
     """A master, a replica of it and three Sentinels watching them, each a redis-server process on a
     loopback port with its files in `directory`. Keeps the processes by port, to kill and restart."""
@@ -79,7 +71,7 @@ class Sentinels:
         if not watchers:
             return
         for _ in range(watchers):
-            port = free_port()
+            port = serving.free_port()
             config = self.directory / f"sentinel-{port}.conf"
             config.write_text(
                 "\n".join([
@@ -158,7 +150,7 @@ class Sentinels:
         self.processes.clear()
 
     def _server(self, *options: str, port: int | None = None) -> int:
-        port = port or free_port()
+        port = port or serving.free_port()
         data = self.directory / str(port)
         data.mkdir(exist_ok=True)
         process = subprocess.Popen(
@@ -416,13 +408,7 @@ def workers_through_failover(min_replicas: int = 1, games: int = 8, workers: int
             gone = [process.poll() for process in running]
         finally:
             for process in running:
-                process.terminate()
-            for process in running:
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+                serving.stop(process)
         return {
             "min_replicas": min_replicas,
             "games": games,

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import socket
 import sys
 import time
 from email.message import EmailMessage
@@ -29,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import core  # noqa: E402
+from bench import serving  # noqa: E402
 from bench._common import bench_redis  # noqa: E402
 from events.commands import Games  # noqa: E402
 from events.seats import Seats  # noqa: E402
@@ -54,12 +54,6 @@ class Discard:
         return "250 OK"
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def mail(token: str, move: str, number: int) -> bytes:
     message = EmailMessage()
     message["From"] = "player@bench.test"
@@ -81,7 +75,7 @@ def main() -> None:
 
     from pbm.mail import inbound
 
-    port = free_port()
+    port = serving.free_port()
     controller = Controller(Discard(), hostname="127.0.0.1", port=port)
     controller.start()
     os.environ.update(PBM_SMTP_URL=f"smtp://127.0.0.1:{port}", PBM_MAIL_FROM="pbm@bench.test", PBM_MAILS_PER_10MIN="100000")

@@ -59,6 +59,15 @@ def said(process: subprocess.Popen, stdout: int | IO[Any], line: str) -> str:
     return line + (process.stderr.read() if process.stderr else "")
 
 
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listened on a moment ago."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 def stop(process: subprocess.Popen) -> None:
     """SIGTERM, then SIGKILL if the process is still there STOP_S later; returns once it is gone."""
     process.terminate()

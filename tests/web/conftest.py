@@ -51,6 +51,15 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def finish(games, game_id: str) -> None:
+    """Plays `game_id` to its end, each seat to act taking its first legal move."""
+    table = games.table(game_id)
+    while table.outcome is None:
+        seat = table.to_act[0]
+        games.submit(game_id, seat, table.legal_moves(seat)[0])
+        table = games.table(game_id)
+
+
 def new_game(client: TestClient, game: str = "holly-oak", seats: list[dict] | None = None, **extra) -> dict:
     seats = seats or [{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}]
     # Dealt at once unless a test asks for late salts (tests/web/test_salts.py does).

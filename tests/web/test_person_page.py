@@ -11,7 +11,7 @@ import uuid
 import pytest
 
 from events.people import People
-from tests.web.conftest import ADMIN, TestClient, bearer, new_game
+from tests.web.conftest import ADMIN, TestClient, bearer, finish, new_game
 
 OPERATOR = bearer(ADMIN)
 
@@ -20,14 +20,6 @@ def add(client: TestClient, name: str, **fields) -> dict:
     response = client.post("/api/people", json={"name": name, **fields}, headers=OPERATOR)
     assert response.status_code == 201, response.text
     return response.json()
-
-
-def finish(games, game_id: str) -> None:
-    table = games.table(game_id)
-    while table.outcome is None:
-        seat = table.to_act[0]
-        games.submit(game_id, seat, table.legal_moves(seat)[0])
-        table = games.table(game_id)
 
 
 @pytest.fixture

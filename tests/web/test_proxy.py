@@ -43,12 +43,6 @@ def need(command: str) -> str:
     return found
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def rendered(values: dict[str, str]) -> str:
     text = TEMPLATE.read_text()
     for name, value in values.items():
@@ -100,7 +94,7 @@ def proxy_before(replicas: int, cli_env: dict, redis_client, tmp_path: Path, **s
     deploy/nginx/pbm.conf; each replica's output in its own file."""
     nginx = need("nginx")
     cert, key = certificate(tmp_path)
-    https, plain = free_port(), free_port()
+    https, plain = serving.free_port(), serving.free_port()
     public = f"https://127.0.0.1:{https}"
     env = {**os.environ, **cli_env, "PBM_ADMIN_TOKEN": ADMIN, "PYTHONUNBUFFERED": "1", "PBM_PUBLIC_URL": public,
            "PBM_WRONG_TOKENS_PER_MINUTE": str(WRONG_TOKENS), **settings}

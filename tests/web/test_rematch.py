@@ -13,7 +13,7 @@ import pytest
 
 from events import keys
 from events.people import People
-from tests.web.conftest import ADMIN, TestClient, bearer, new_game
+from tests.web.conftest import ADMIN, TestClient, bearer, finish, new_game
 
 OPERATOR = bearer(ADMIN)
 
@@ -22,14 +22,6 @@ def person(client: TestClient, name: str) -> dict:
     response = client.post("/api/people", json={"name": name, "email": f"{name.lower()}-{uuid.uuid4().hex[:8]}@example.org"}, headers=OPERATOR)
     assert response.status_code == 201, response.text
     return response.json()
-
-
-def finish(games, game_id: str) -> None:
-    table = games.table(game_id)
-    while table.outcome is None:
-        seat = table.to_act[0]
-        games.submit(game_id, seat, table.legal_moves(seat)[0])
-        table = games.table(game_id)
 
 
 @pytest.fixture

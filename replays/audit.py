@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import core
 from core.table import duration_text
@@ -115,29 +115,34 @@ def _orders(log: Log, name: Naming) -> list[str]:
     return lines + [""]
 
 
-def _clock(log: Log, name: Naming) -> list[str]:
+CLOCK_COLUMNS = ("turn (seq)", "seat", "began (UTC)", "due (UTC)", "ended", "how")
+
+
+class ClockStory(NamedTuple):
+    """The clock's story (clock_story): what it was set to, its timeouts, a row a person's turn."""
+
+    settings: str
+    timeouts: str
+    rows: list[tuple[str, ...]]  # CLOCK_COLUMNS
+
+
+def clock_story(log: Log, name: Naming) -> ClockStory | None:
     """The clock's story: its settings, and each person's turn with its deadline (as the log had
-    it when the turn ended) and how it ended: moved in time, moved late, or timed out."""
+    it when the turn ended) and how it ended: moved in time, moved late, or timed out. None for a
+    game without a clock. The audit's table, and the console's replay page shows it too."""
     try:
         clock = clocks.Clock.read(log.envelopes)
     except Exception:  # a forged clock event: the event table still lists what the log holds
-        return []
+        return None
     settings = clock.settings
     if settings is None:
-        return []
-    lines = [
-        "## Clock",
-        "",
-        f"- deadline: {duration_text(settings.deadline_s)} a move; reminders: "
-        + (", ".join(duration_text(r) for r in settings.reminders_s) + " before" if settings.reminders_s else "none")
-        + f"; vacation: {settings.vacation_days} days a year per seat; autopilot after "
-        + (f"{settings.autopilot_after} timeouts in a row" if settings.autopilot_after else "no number of timeouts"),
-        f"- timeouts: {len(clock.timeouts)}" + ("" if not clock.timeouts else " (" + ", ".join(f"{name(seat)} at seq {seq}" for seq, seat, _turn in clock.timeouts) + ")"),
-        "",
-        "| turn (seq) | seat | began (UTC) | due (UTC) | ended | how |",
-        "|---:|---|---|---|---|---|",
-    ]
-    bots = set()
+        return None
+    said = (f"deadline: {duration_text(settings.deadline_s)} a move; reminders: "
+            + (", ".join(duration_text(r) for r in settings.reminders_s) + " before" if settings.reminders_s else "none")
+            + f"; vacation: {settings.vacation_days} days a year per seat; autopilot after "
+            + (f"{settings.autopilot_after} timeouts in a row" if settings.autopilot_after else "no number of timeouts"))
+    timeouts = f"timeouts: {len(clock.timeouts)}" + ("" if not clock.timeouts else " (" + ", ".join(f"{name(seat)} at seq {seq}" for seq, seat, _turn in clock.timeouts) + ")")
+    rows = []
     timed_out = {(turn, seat) for _seq, seat, turn in clock.timeouts}
     for first, _count in log.commands():
         env = log.envelopes[first]
@@ -152,8 +157,17 @@ def _clock(log: Log, name: Naming) -> list[str]:
             how = "moved while the clock was paused"
         else:
             how = "in time" if env.time_ms <= due else f"late by {duration_text(max(1, (env.time_ms - due) // 1000))}"
-        lines.append(f"| {before.turn} | {_cell(name(env.actor))} | {_time(before.turn_started_ms)} | {_time(due) if due else 'paused'} | {_time(env.time_ms)} | {how} |")
-    return [*lines, ""]
+        rows.append((str(before.turn), name(env.actor), _time(before.turn_started_ms), _time(due) if due else "paused", _time(env.time_ms), how))
+    return ClockStory(said, timeouts, rows)
+
+
+def _clock(log: Log, name: Naming) -> list[str]:
+    story = clock_story(log, name)
+    if story is None:
+        return []
+    lines = ["## Clock", "", f"- {story.settings}", f"- {story.timeouts}", "",
+             "| " + " | ".join(CLOCK_COLUMNS) + " |", "|---:|---|---|---|---|---|"]
+    return [*lines, *("| " + " | ".join(_cell(cell) for cell in row) + " |" for row in story.rows), ""]
 
 
 def _disputes(disputes: Sequence[Disputed], name: Naming, reader: int | None) -> list[str]:

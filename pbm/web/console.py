@@ -32,14 +32,16 @@ import core
 from events.commands import UnknownGame, UnreadableGame
 from events.joining import JoinRefused
 from events.store import Conflict, NotPlayable
-from pbm import deleting, disputes, joining
+from pbm import deleting, disputes, joining, seating
 from pbm import people as people_ops
-from pbm.web import console_session, operator, replay_file
+from pbm.web import console_session, operator, replay_file, review
 from pbm.web.console_session import Session
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError, validation_message
 from pbm.web.pages import STATIC_PATH, same_origin, secured
 from pbm.web.render import environment
+from replays import audit
+from replays.log import from_store
 from workers.bots import KINDS as BOT_KINDS
 
 router = APIRouter(prefix="/admin", include_in_schema=False)
@@ -443,6 +445,32 @@ def export(game_id: str, request: Request) -> Response:
         status, message = failure_of(refused)
         return html("console_refused.html", status, session, error=message)
     return secured(replay_file.download(server.games.store, game_id))
+
+
+@router.get("/games/{game_id}/review/{seat}")
+@refusing
+def review_seat(game_id: str, seat: str, request: Request) -> Response:
+    """A seat's replay page (pbm/web/review.py's own code) for the operator, no seat token asked:
+    while the game runs, that seat's view at the step as the seat would see it; once over, any
+    seat's view and the whole state. Under it, the audit's clock table (replays.audit)."""
+    session = viewer(request)
+    server = current(request)
+    try:
+        number = seat_number(seat)
+        seating.check_seat(server.games, game_id, number)  # UnknownGame; IllegalMove for a seat out of range
+        log = from_store(server.games.store, game_id)
+        step, as_seat = review.asked(log, number, request.query_params)
+    except review.BadStep as refused:
+        return html("console_refused.html", refused.status, session, error=str(refused))
+    except REFUSALS as refused:
+        status, message = failure_of(refused)
+        return html("console_refused.html", 404 if isinstance(refused, core.IllegalMove) else status, session, error=message)
+    naming = seating.names(server.seats, game_id, log.table(), None)
+    page = review.replay_html(server, log, number, step, as_seat, f"{game_path(game_id)}/review/{number}",
+                              page_url=game_path(game_id), back_label="Back to the game in the console",
+                              export_url=f"{game_path(game_id)}/export" if review.is_over(log) else None,
+                              clock=audit.clock_story(log, naming))
+    return secured(HTMLResponse(page))
 
 
 @router.get("/games/{game_id}/verify")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 import secrets
 
@@ -31,10 +32,11 @@ from pbm.view_text import state_lines
 from pbm.web import notes, replay_file, seat_cookie
 from pbm.web.api import command_id
 from pbm.web.auth import SeatAccess, mover_for
-from pbm.web.context import current
+from pbm.web.context import Server, current
 from pbm.web.errors import ApiError
 from pbm.web.pages import STATIC_PATH, cookie_seat, csrf_token, form_refusal, not_a_seat, opened_link, posted_form, secured, whole_number
 from pbm.web.render import render_review
+from replays.audit import CLOCK_COLUMNS
 from replays.log import Log, from_store, plain
 from replays.steps import ROUND_FIELD, Walk, changes, command_shown, view_at
 
@@ -147,10 +149,29 @@ def number(text: str | None, name: str, top: int, default: int | None) -> int | 
 
 
 def review_html(access: SeatAccess, log: Log, step: int, as_seat: int | None, csrf: str = "", said: Mapping[str, str] | None = None) -> str:
+    """The seat's own replay page: the step (replay_html), its dispute form and its file."""
     server, game_id = access.server, access.game_id
-    reader = access.seat if as_seat is None else as_seat
-    over = is_over(log)
     here = seat_cookie.review_path(game_id, access.seat)
+    return replay_html(
+        server, log, access.seat, step, as_seat, here,
+        page_url=seat_cookie.seat_path(game_id, access.seat),
+        export_url=here + "/export" if is_over(log) else None,
+        csrf=csrf,
+        dispute_url=here + "/disputes",
+        dispute_key=secrets.token_urlsafe(12),  # a form sent twice raises one dispute
+        disputed=(said or {}).get("disputed"),
+        dispute_refused=((said or {}).get("refused") or "")[:300] or None,
+        my_disputes=[d for d in Disputes(server.games.store).all(log.game_id) if d.seat == access.seat],
+    )
+
+
+def replay_html(server: Server, log: Log, seat: int, step: int, as_seat: int | None, here: str, **framing: Any) -> str:
+    """A replay page at one step as `seat` saw it (`as_seat`'s view once over, asked() checks),
+    every link `here?seq=N`; `framing` is what the page around it adds (review.html): the seat's
+    page its dispute form and its file (review_html), the console its clock table (pbm/web/console.py)."""
+    game_id = log.game_id
+    reader = seat if as_seat is None else as_seat
+    over = is_over(log)
 
     def url(seq: int, whose: int | None = as_seat) -> str:
         return f"{here}?seq={seq}" + ("" if whose is None else f"&as={whose}")
@@ -174,6 +195,7 @@ def review_html(access: SeatAccess, log: Log, step: int, as_seat: int | None, cs
     story = [dict(entry, url=url(int(entry["seq"]))) for entry in turn_report.story(log.table(), reader, naming)]
     names = list(naming.names)
     step_state = plain(log.table(step).state) if over else None
+    page = {"export_url": None, "dispute_url": None, "clock": None, "back_label": "Back to the table"} | framing
     return render_review(
         view,
         options=dict(log.started.options),
@@ -195,13 +217,6 @@ def review_html(access: SeatAccess, log: Log, step: int, as_seat: int | None, cs
         story=story,
         seats_shown=[(s, url(step, s)) for s in range(log.started.players)] if over else [],
         state_lines=state_lines(game_id, log.game.slug, step, step_state) if step_state is not None else None,
-        page_url=seat_cookie.seat_path(game_id, access.seat),
-        export_url=here + "/export" if over else None,
-        csrf=csrf,
-        dispute_url=here + "/disputes",
-        dispute_key=secrets.token_urlsafe(12),  # a form sent twice raises one dispute
-        disputed=(said or {}).get("disputed"),
-        dispute_refused=((said or {}).get("refused") or "")[:300] or None,
-        my_disputes=[d for d in Disputes(server.games.store).all(game_id) if d.seat == access.seat],
+        clock_columns=CLOCK_COLUMNS,
+        **page,
     )
-

@@ -4,6 +4,7 @@ API's are, and each action through the console compared with the same through th
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 import time
@@ -14,7 +15,8 @@ import pytest
 
 from events import keys
 from pbm.web import console_session
-from tests.web.conftest import ADMIN, TestClient, bearer, new_game
+from replays.log import from_store
+from tests.web.conftest import ADMIN, TestClient, bearer, finish, new_game
 
 CSRF = re.compile(r'name="csrf" value="([0-9a-f]+)"')
 
@@ -220,3 +222,71 @@ def test_a_persons_new_link_from_the_console_replaces_the_old_one(console, clien
     assert client.get("/api/people/me", headers=bearer(fresh)).json()["person"]["id"] == person["id"]
     gone = post(console, "/admin/people/p-000000000000/link", console.csrf)
     assert gone.status_code == 422 and "no person 'p-000000000000'" in unescape(gone.text)
+
+
+# A seat's replay in the console (/admin/games/{game}/review/{seat}: pbm/web/review.py's page).
+
+VIEW_JSON = re.compile(r'<pre id="view-json">(.*?)</pre>', re.S)
+LINE = re.compile(r'<p class="line"><mark>(.*?)</mark>', re.S)
+CLOCK_ROWS = re.compile(r'<table class="clock-turns">.*?<tbody>(.*?)</tbody>', re.S)
+
+
+def shown(page) -> tuple[dict, str]:
+    """The view and the story line a replay page shows."""
+    return json.loads(unescape(VIEW_JSON.search(page.text).group(1))), unescape(LINE.search(page.text).group(1))
+
+
+def played(client: TestClient, moves: int) -> tuple[dict, str]:
+    """A game with a clock, `moves` first legal moves into it; its creation and its console path."""
+    created = new_game(client, deadline="1h", forced_moves="ask")
+    games = client.app.state.pbm.games
+    for _ in range(moves):
+        table = games.table(created["game_id"])
+        games.submit(created["game_id"], table.to_act[0], table.legal_moves(table.to_act[0])[0])
+    return created, f"/admin/games/{created['game_id']}"
+
+
+def test_the_console_shows_a_running_games_step_as_the_seat_sees_it_with_the_clock(console, client) -> None:
+    created, page = played(client, 5)
+    assert f'href="{page}/review/1"' in console.get(page).text  # the game's page links each seat's replay
+    opened = client.get(f"/review/{created['seats'][1]['token']}", follow_redirects=False)
+    seats_own = opened.headers["location"]
+    for seq in (0, 3, 5):
+        by_console = console.get(f"{page}/review/1?seq={seq}")
+        assert by_console.status_code == 200, by_console.text
+        assert shown(by_console) == shown(client.get(f"{seats_own}?seq={seq}"))  # the same view, the same line
+        assert shown(by_console)[0]["seat"] == 1
+    text = unescape(by_console.text)
+    assert "The clock (as the audit tells it)" in text and "1h a move" in text
+    rows = CLOCK_ROWS.search(by_console.text).group(1).count("<tr>")
+    assert rows == 5 and text.count("<td>in time</td>") == 5  # a row a person's move, each in time
+    assert "The whole state at this step" not in text and "Raise a dispute" not in text
+    assert all(seat["token"] not in by_console.text for seat in created["seats"])
+    other = console.get(f"{page}/review/1?as=0")
+    assert other.status_code == 403 and "only once the game is over" in unescape(other.text)
+
+
+def test_the_console_shows_any_seats_view_and_the_whole_state_once_over(console, client) -> None:
+    created, page = played(client, 0)
+    finish(client.app.state.pbm.games, created["game_id"])
+    log = from_store(client.app.state.pbm.games.store, created["game_id"])
+    answer = console.get(f"{page}/review/0?seq=5&as=2")
+    assert answer.status_code == 200
+    assert shown(answer)[0] == json.loads(json.dumps(log.table(5).view(2)))
+    text = unescape(answer.text)
+    assert "The whole state at this step" in text and f'href="{page}/export"' in text and "The clock (as the audit tells it)" in text
+
+
+@pytest.mark.parametrize("seat, status, said", [("3", 404, "no seat 3: this table has seats 0 to 2"), ("x", 422, "no seat 'x'")])
+def test_a_seat_out_of_range_is_one_line(console, client, seat: str, status: int, said: str) -> None:
+    _created, page = played(client, 0)
+    answer = console.get(f"{page}/review/{seat}")
+    assert answer.status_code == status and said in unescape(answer.text) and "view-json" not in answer.text
+    assert console.get("/admin/games/no-such-game/review/0").status_code == 404
+    assert console.get(f"{page}/review/0?seq=999").status_code == 400
+
+
+def test_without_a_session_the_console_replay_is_the_sign_in_page(client) -> None:
+    _created, page = played(client, 2)
+    answer = client.get(f"{page}/review/0")
+    assert "Sign in" in answer.text and "view-json" not in answer.text

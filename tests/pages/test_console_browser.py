@@ -1,7 +1,8 @@
 """The operator's console (/admin) in a real headless Chromium against a real `pbm serve`: the
 operator signs in, creates a game with one person invited by e-mail, one open seat and a bot, sees
-it listed as waiting for players, hands a seat to a bot and back, runs and pauses its clock, and
-signs out, by clicking only (the console has no script). Skipped as tests/pages/test_browser.py's
+it listed as waiting for players, hands a seat to a bot and back, runs and pauses its clock, steps
+through a seat's replay (the seat's own page, whose script redraws a step in place), and signs out,
+by clicking only (the console's own pages have no script). Skipped as tests/pages/test_browser.py's
 are when chromium or playwright is missing."""
 
 from __future__ import annotations
@@ -93,6 +94,17 @@ def test_the_operator_runs_a_game_from_the_console(console_site: str) -> None:
         page.get_by_role("button", name="Pause the clock").click()
         expect(page.get_by_role("status").first).to_contain_text("The clock is paused.")
         page.screenshot(path=str(ARTIFACTS / "console-game.png"), full_page=True)
+
+        # A seat's replay from the game's page, no seat link needed, with the audit's clock table.
+        page.get_by_role("link", name="Seat 0's replay").click()
+        expect(page.get_by_role("status").first).to_contain_text("the game goes on")
+        last = int(page.locator("#live").get_attribute("data-last"))
+        expect(page.get_by_role("heading", name="The clock (as the audit tells it)")).to_be_visible()
+        page.get_by_role("link", name="First", exact=True).click()  # review.js: in place
+        expect(page.get_by_role("status").first).to_contain_text(f"Step 0 of {last}")
+        page.screenshot(path=str(ARTIFACTS / "console-review.png"), full_page=True)
+        page.get_by_role("link", name="Back to the game in the console").click()
+        expect(page.locator("#clock")).to_be_visible()
 
         page.get_by_role("button", name="Sign out").click()
         expect(page.get_by_role("status").first).to_contain_text("Signed out.")

@@ -8,7 +8,8 @@ What a step shows comes from replays.log and replays.steps for one reader, never
 while the game runs, the reader is the seat itself (its own view at that step, its own lines);
 only once the game is over (the seed revealed, every card may be told) may it ask for another
 seat's view (`?as=N`) and see the whole state. The table is drawn by the seat's page's own
-templates and pictures (pbm/web/render.py), without the controls of any move.
+templates and pictures (pbm/web/render.py), without the controls of any move. The operator's
+console shows the same page for any seat (replay_html, pbm/web/console.py), as that seat would see it.
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ def review_html(access: SeatAccess, log: Log, step: int, as_seat: int | None, cs
         dispute_key=secrets.token_urlsafe(12),  # a form sent twice raises one dispute
         disputed=(said or {}).get("disputed"),
         dispute_refused=((said or {}).get("refused") or "")[:300] or None,
-        my_disputes=[d for d in Disputes(server.games.store).all(log.game_id) if d.seat == access.seat],
+        my_disputes=[d for d in Disputes(server.games.store).all(game_id) if d.seat == access.seat],
     )
 
 

@@ -12,15 +12,20 @@ heuristic's choice in most of the tricks it draws (`agreement`); else the seat i
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
+from core.games.holiday_board import rules as board
 from core.games.holidays import rules as holidays
 from core.games.holly_oak import rules as holly
 from core.games.holly_oak.events import Season
-from workers.heuristic_players import holidays_player, holly_oak, traveller_value
+from core.games.tranquility import rules as tranquility
+from core.orders import MAX_ORDERS
+from workers.heuristic_players import DAYS, card_points, holidays_player, holly_oak, tranquility_player, traveller_value
 
 Planner = Callable[[dict[str, Any], random.Random], list[str]]
 
@@ -136,4 +141,55 @@ def discards(hand: list[str]) -> list[str]:
     return ["discard", f"discard {low}".strip()]
 
 
-PLANNERS: dict[str, Planner] = {"holly-oak": holly_oak_orders, "holidays": holidays_orders}
+def holiday_board_orders(view: dict[str, Any], _rng: random.Random) -> list[str]:
+    """Orders for the seat's next auction: pass once the lowest bid is over what the heuristic is
+    willing to pay, else bid the minimum, as often as orders allow. The heuristic's limit hangs
+    only on the hand, the seat's money and the day, which stay put through an auction (an order
+    to bid lasts the auction it was left in), so the orders bid as it would. Flights and sights
+    are left to the seat."""
+    me, hand = view["seat"], list(view["hand"])
+    if view["ended"] is not None or not hand:
+        return []
+    # As workers.heuristic_players.holiday_board_player: part of the best trip after the flight.
+    after_flight = None if view["day"] is None else (DAYS.index(view["day"]) + 1) % 7
+    willing = math.floor(min(view["money"][me], 0.35 * max(card_points(card, after_flight) for card in hand)))
+    # The lowest bid is the high bid plus a step: it is over `willing` once the bid is over this.
+    passing = max(willing - board.BID_STEP, 0)
+    return [f"if the bid is above ${passing}: pass"] + [f"if the minimum bid is at most ${willing}: bid min"] * (MAX_ORDERS - 1)
+
+
+def tranquility_orders(view: dict[str, Any], rng: random.Random) -> list[str]:
+    """Orders for the seat's next ordinary turn: the heuristic's choices on the grid as it is now,
+    best first, down to its best discard (always legal, so nothing after it would fire). A play
+    fires while its cell is empty and still takes the cards it names (its neighbours unchanged);
+    else the next one is tried. Others' placements can open a better play that the orders do not
+    know of: the seat's next turn is then played a little worse than the heuristic would. A
+    Start's discard is left to the seat."""
+    hand = list(view["hand"])
+    if view["result"] is not None or len(hand) < 2 or tranquility.START in hand or tranquility.FINISH in hand:
+        return []  # a Start or a Finish is played by pbm when due (a forced move)
+    grid = [0] * tranquility.CELLS
+    for cell, number in view["grid"].items():
+        grid[tranquility.CELL_INDEX[cell]] = number
+    # placements() reads only the grid of the state it is given.
+    moves = [str(move) for move in tranquility.placements(SimpleNamespace(grid=tuple(grid)), hand)]
+    moves += [str(tranquility.Discard(pair)) for pair in tranquility.distinct_combinations(hand, 2)]
+    ordinary = {**view, "start_discard": None}
+    orders = []
+    while moves and len(orders) < MAX_ORDERS:
+        move = tranquility_player(ordinary, moves, rng)
+        moves.remove(move)
+        words = move.split()
+        if words[0] == "discard":
+            orders.append(f"if the Start's discard is not on: {move}")
+            break
+        orders.append(f"if the Start's discard is not on and {words[2]} is empty: {move}")
+    return orders
+
+
+PLANNERS: dict[str, Planner] = {
+    "holly-oak": holly_oak_orders,
+    "holidays": holidays_orders,
+    "holiday-board": holiday_board_orders,
+    "tranquility": tranquility_orders,
+}

@@ -142,13 +142,14 @@ def discards(hand: list[str]) -> list[str]:
 
 
 def holiday_board_orders(view: dict[str, Any], _rng: random.Random) -> list[str]:
-    """Orders for the seat's next auction: pass once the lowest bid is over what the heuristic is
-    willing to pay, else bid the minimum, as often as orders allow. The heuristic's limit hangs
-    only on the hand, the seat's money and the day, which stay put through an auction (an order
-    to bid lasts the auction it was left in), so the orders bid as it would. Flights and sights
-    are left to the seat."""
+    """Orders for the rest of the auction the seat is bidding in: pass once the lowest bid is over
+    what the heuristic is willing to pay, else bid the minimum, as often as orders allow. The
+    heuristic's limit hangs only on the hand, the seat's money and the day, which stay put through
+    an auction (an order to bid lasts the auction it was left in), so the orders bid as it would.
+    None are left outside an auction: the day can move on before the next one with the money
+    unchanged, and the orders would outlive the limit. Flights and sights are left to the seat."""
     me, hand = view["seat"], list(view["hand"])
-    if view["ended"] is not None or not hand:
+    if view["phase"] != "bidding" or view["auction"] is None or not hand:
         return []
     # As workers.heuristic_players.holiday_board_player: part of the best trip after the flight.
     after_flight = None if view["day"] is None else (DAYS.index(view["day"]) + 1) % 7

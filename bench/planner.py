@@ -25,7 +25,7 @@ from core.games.holly_oak import rules as holly
 from core.games.holly_oak.events import Season
 from core.games.tranquility import rules as tranquility
 from core.orders import MAX_ORDERS
-from workers.heuristic_players import DAYS, card_points, holidays_player, holly_oak, tranquility_player, traveller_value
+from workers.heuristic_players import bid_limit, holidays_player, holly_oak, tranquility_player, traveller_value
 
 Planner = Callable[[dict[str, Any], random.Random], list[str]]
 
@@ -148,12 +148,9 @@ def holiday_board_orders(view: dict[str, Any], _rng: random.Random) -> list[str]
     an auction (an order to bid lasts the auction it was left in), so the orders bid as it would.
     None are left outside an auction: the day can move on before the next one with the money
     unchanged, and the orders would outlive the limit. Flights and sights are left to the seat."""
-    me, hand = view["seat"], list(view["hand"])
-    if view["phase"] != "bidding" or view["auction"] is None or not hand:
+    if view["phase"] != "bidding" or view["auction"] is None or not view["hand"]:
         return []
-    # As workers.heuristic_players.holiday_board_player: part of the best trip after the flight.
-    after_flight = None if view["day"] is None else (DAYS.index(view["day"]) + 1) % 7
-    willing = math.floor(min(view["money"][me], 0.35 * max(card_points(card, after_flight) for card in hand)))
+    willing = math.floor(bid_limit(view))  # bids are whole dollars
     # The lowest bid is the high bid plus a step: it is over `willing` once the bid is over this.
     passing = max(willing - board.BID_STEP, 0)
     return [f"if the bid is above ${passing}: pass"] + [f"if the minimum bid is at most ${willing}: bid min"] * (MAX_ORDERS - 1)

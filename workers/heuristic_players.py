@@ -192,15 +192,11 @@ def card_points(card: str, today: int | None) -> float:
 def holiday_board_player(view: dict[str, Any], legal: list[str], rng: random.Random) -> str:
     """Bid a modest share of what a charter is worth to us, fly where our cards score most, and see
     a sight when it pays well or our hand is running out."""
-    me = view["seat"]
     hand = list(view["hand"])
     today = None if view["day"] is None else DAYS.index(view["day"])
     kind = legal[-1].split()[0] if legal[0] == "pass" else legal[0].split()[0]
     if kind == "bid":
-        # Money counts at the end: pay for the plane only part of what the best trip is worth.
-        after_flight = None if today is None else (today + 1) % 7
-        best_trip = max((card_points(c, after_flight) for c in hand), default=0)
-        willing = min(view["money"][me], 0.35 * best_trip)
+        willing = bid_limit(view)
         bids = [t for t in legal if t.startswith("bid")]
         cheapest = min(bids, key=lambda t: int(t.split()[1]), default=None)
         if cheapest is not None and int(cheapest.split()[1]) <= willing:
@@ -220,6 +216,14 @@ def holiday_board_player(view: dict[str, Any], legal: list[str], rng: random.Ran
         if card_points(best.split()[1], today) >= 5000 or len(hand) <= 2:
             return best
     return "skip" if "skip" in legal else legal[0]
+
+
+def bid_limit(view: dict[str, Any]) -> float:
+    """The most the Holiday! heuristic bids for the plane. Money counts at the end: pay only part
+    of what the best trip is worth (the card scoring most the day after the flight)."""
+    after_flight = None if view["day"] is None else (DAYS.index(view["day"]) + 1) % 7
+    best_trip = max((card_points(card, after_flight) for card in view["hand"]), default=0)
+    return min(view["money"][view["seat"]], 0.35 * best_trip)
 
 
 BID_RAISES = (0, 500, 1000, 2000, 3000)

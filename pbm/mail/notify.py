@@ -218,7 +218,10 @@ def compose(
     if note:
         lines.append(note)
     if due_ms is not None and not over:
-        lines.append(f"Your move is due {times.when_text(due_ms, now_ms() if now is None else now, tz)}." + ("" if tz else f" {NO_ZONE}"))
+        written_ms = now_ms() if now is None else now
+        # A mail written late (a busy worker) may find the deadline passed: "was due ... ago".
+        tense = "is" if due_ms >= written_ms else "was"
+        lines.append(f"Your move {tense} due {times.when_text(due_ms, written_ms, tz)}." + ("" if tz else f" {NO_ZONE}"))
     lines += ["", "Since your last move:" if told else "Nothing has happened since your last move."]
     lines += [f"  {line}" for line in told]
     lines.append("")

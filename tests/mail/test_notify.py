@@ -234,3 +234,6 @@ def test_a_turn_mail_tells_the_deadline_in_the_persons_time_zone_or_in_utc_sayin
     unknown = notify.compose(table, [], created["game_id"], 0, "turn", due_ms=due, now=now)
     assert f"Your move is due in 2 days, Thursday 18:00 UTC. {notify.NO_ZONE}" in unknown["text"]
     assert "Thursday 19:00 CET" in paris["html"] and "Thursday 18:00 UTC" in unknown["html"]
+    # Written after the deadline (a worker that was busy): past tense, not "is due ... ago".
+    late = notify.compose(table, [], created["game_id"], 0, "reminder", due_ms=due, tz="Europe/Paris", now=due + 90_000)
+    assert "Your move was due 1 minute ago, Thursday 19:00 CET.\n" in late["text"]

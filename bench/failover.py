@@ -387,8 +387,9 @@ def workers_through_failover(min_replicas: int = 1, games: int = 8, workers: int
         watched.wait_replicated(old, 1)
         opening = sum(Store(client, replication=None).length(game_id) for game_id in game_ids)
         clean = {name: value for name, value in os.environ.items() if name not in ("REDIS_URL", "PBM_REDIS_CLUSTER", "PBM_QUEUE_URL")}
-        running = [subprocess.Popen([sys.executable, "-m", "pbm", "worker"], env={**clean, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                   for _ in range(workers)]
+        said = [tempfile.TemporaryFile() for _ in range(workers)]  # what a worker that ends says of why
+        running = [subprocess.Popen([sys.executable, "-m", "pbm", "worker"], env={**clean, **env}, stdout=subprocess.DEVNULL, stderr=err)
+                   for err in said]
         try:
             before = Store(client, replication=None)
             # Killed once the workers are at it (a worker takes a second or more to start here).
@@ -422,7 +423,15 @@ def workers_through_failover(min_replicas: int = 1, games: int = 8, workers: int
             "failover_s": round(failover_s, 2),
             "all_finished_s_after_the_kill": round(done_s, 1),
             "workers_gone": sum(code is not None for code in gone),
+            "gone_said": [_tail(err) for code, err in zip(gone, said) if code is not None],
+            "unverified": {game_id: [line for line in report.lines() if "FAIL" in line][:3] for game_id in game_ids if not (report := verify(from_store(now, game_id), seed=now.seed(game_id))).ok},
+            "unfinished": [game_id for game_id, done in zip(game_ids, _finished(now, game_ids)) if not done],
         }
+
+
+def _tail(file: Any, lines: int = 12) -> str:
+    file.seek(0)
+    return "\n".join(file.read().decode("utf-8", "replace").splitlines()[-lines:])
 
 
 def _finished(store: Store, game_ids: list[str]) -> list[bool]:

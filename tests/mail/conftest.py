@@ -13,6 +13,8 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from email.message import EmailMessage
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -104,12 +106,18 @@ def webhook_receiver(local_webhooks):
         hooks: list[dict] = []
         bad: list[str] = []
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    Handler.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    try:
+    with hooks_served(Handler):
         yield Handler
+
+
+@contextmanager
+def hooks_served(handler: type[Receiver]) -> Iterator[None]:
+    """`handler` answering on a free port of 127.0.0.1 in a thread, its address as `handler.url`."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    handler.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
+    try:
+        yield
     finally:
         server.shutdown()
         server.server_close()

@@ -7,15 +7,13 @@ what must: each game's own id and each seat's own token (its link, its reply add
 from __future__ import annotations
 
 import re
-import threading
 import uuid
-from http.server import ThreadingHTTPServer
 
 import pytest
 
 from events.commands import Games
 from pbm.web import create_app
-from tests.mail.conftest import Receiver, text_of
+from tests.mail.conftest import Receiver, hooks_served, text_of
 from tests.mail.test_notify import work_in_process
 from events.orders import Orders
 from tests.web.conftest import ADMIN, LOOSE, TestClient, bearer
@@ -41,14 +39,8 @@ def raw_hooks(local_webhooks):
     class Handler(RawReceiver):
         raw: list[bytes] = []
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    Handler.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    try:
+    with hooks_served(Handler):
         yield Handler
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def first_event(client: TestClient, game_id: str, seat: int, token: str) -> bytes:

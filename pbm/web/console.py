@@ -21,7 +21,7 @@ import hmac
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, quote
+from urllib.parse import quote
 
 import pydantic
 from fastapi import APIRouter, Request
@@ -38,7 +38,7 @@ from pbm.web import console_session, operator, replay_file, review
 from pbm.web.console_session import Session
 from pbm.web.context import Server, current
 from pbm.web.errors import ApiError, validation_message
-from pbm.web.pages import STATIC_PATH, same_origin, secured
+from pbm.web.pages import STATIC_PATH, posted_form, same_origin, secured
 from pbm.web.render import environment
 from replays import audit
 from replays.log import from_store
@@ -118,8 +118,8 @@ def viewer(request: Request) -> Session:
 
 
 def form_of(request: Request) -> dict[str, str]:
-    """A form post's first value of each field, from the body `refusing` has read."""
-    return {name: value for name, value in reversed(parse_qsl(request._body.decode("utf-8", "replace"), keep_blank_values=True))}
+    """A form post's first value of each field, as `refusing` read them (pages.posted_form)."""
+    return request.state.form
 
 
 def poster(request: Request) -> tuple[Session, dict[str, str]]:
@@ -163,7 +163,7 @@ def refusing(handler):
 
     @functools.wraps(handler)
     async def answered(request: Request, **kwargs):
-        await request.body()  # kept by the request: form_of reads it there
+        _fields, request.state.form = await posted_form(request)  # form_of reads it there
         try:
             return await run_in_threadpool(handler, request=request, **kwargs)
         except Refused as refused:

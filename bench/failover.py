@@ -410,6 +410,8 @@ def workers_through_failover(min_replicas: int = 1, games: int = 8, workers: int
         finally:
             for process in running:
                 serving.stop(process)
+        reports = {game_id: verify(from_store(now, game_id), seed=now.seed(game_id)) for game_id in game_ids}
+        finished = dict(zip(game_ids, _finished(now, game_ids)))
         return {
             "min_replicas": min_replicas,
             "games": games,
@@ -417,15 +419,15 @@ def workers_through_failover(min_replicas: int = 1, games: int = 8, workers: int
             "finished_before_the_kill": finished_before,
             "moves_before_the_kill": moved_before - opening,
             "moves": sum(now.length(game_id) for game_id in game_ids) - opening,
-            "finished": sum(_finished(now, game_ids)),
-            "verified": sum(verify(from_store(now, game_id), seed=now.seed(game_id)).ok for game_id in game_ids),
+            "finished": sum(finished.values()),
+            "verified": sum(report.ok for report in reports.values()),
             "double_moves": sum(double_moves(now, game_id) for game_id in game_ids),
             "failover_s": round(failover_s, 2),
             "all_finished_s_after_the_kill": round(done_s, 1),
             "workers_gone": sum(code is not None for code in gone),
             "gone_said": [_tail(err) for code, err in zip(gone, said) if code is not None],
-            "unverified": {game_id: [line for line in report.lines() if "FAIL" in line][:3] for game_id in game_ids if not (report := verify(from_store(now, game_id), seed=now.seed(game_id))).ok},
-            "unfinished": [game_id for game_id, done in zip(game_ids, _finished(now, game_ids)) if not done],
+            "unverified": {game_id: [line for line in report.lines() if "FAIL" in line][:3] for game_id, report in reports.items() if not report.ok},
+            "unfinished": [game_id for game_id, done in finished.items() if not done],
         }
 
 

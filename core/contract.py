@@ -160,10 +160,15 @@ CLOCK_EVENTS: tuple[type, ...] = (ClockSet, ClockPaused, ClockResumed, DeadlineE
 
 @attrs.frozen
 class SaltsAwaited:
-    """Recorded right after GameStarted: the opening deal waits for a salt from each of these seats."""
+    """Recorded right after GameStarted: the opening deal waits for a salt from each of these seats.
+    `silent_from_seed`: a seat silent at the deadline puts its silent salt (core.rng.silent_salt,
+    from the committed seed) in the key. Logs from before it was added have it False: their silent
+    seats add nothing. Fixed here, before any salt is seen, so the server cannot choose between
+    the two rules once it knows which deal each would give."""
 
     kind: ClassVar[str] = "pbm.salts_awaited"
     seats: tuple[int, ...]
+    silent_from_seed: bool = False
 
 
 @attrs.frozen
@@ -178,10 +183,13 @@ class SaltGiven:
 @attrs.frozen
 class SaltsClosed:
     """No more salts: every awaited one is in, or the salt deadline passed and the `silent` seats
-    add nothing to the key. The opening deal follows at once, in the same append."""
+    sent none. `from_seed`: they take their silent salt (core.rng.silent_salt), as SaltsAwaited's
+    `silent_from_seed` promised, said here too so that the close reads as what it did; in an old
+    log they add nothing. The opening deal follows at once, in the same append."""
 
     kind: ClassVar[str] = "pbm.salts_closed"
     silent: tuple[int, ...] = ()
+    from_seed: bool = False
 
 
 SALT_EVENTS: tuple[type, ...] = (SaltsAwaited, SaltGiven, SaltsClosed)

@@ -5,9 +5,14 @@ algorithm below is the specification; an auditor re-implements it in any languag
 
     seed        an integer 0 <= seed < 2**256, written as 32 bytes big-endian: S
     salts       the players' optional salts (texts): GameStarted's, in order, then the late salts
-                (SaltGiven, after the commitment) by seat. None: the key K = S.
+                (SaltGiven, after the commitment, or a silent seat's salt below) by seat.
+                None: the key K = S.
                 Else K = SHA-256(S || for each salt: its UTF-8 length as 4 bytes big-endian || its
                 UTF-8 bytes), so nobody who lacks a player's salt could have chosen the deals
+    silent salt a seat asked for a late salt that sent none by the deadline, in a log whose
+                SaltsAwaited says `silent_from_seed`, takes HMAC-SHA256(key S, message the ASCII
+                text "pbm.silent_salt:" and the seat in decimal) as lowercase hex: a salt fixed by
+                the committed seed, so the server has no choice in it
     seq         the log position of the first event of the command that draws: 8 bytes big-endian: Q
     block k     SHA-256(K || Q || k as 8 bytes big-endian), for k = 0, 1, 2, ...
     words       the blocks concatenated, read as unsigned 64-bit big-endian integers, in order
@@ -21,6 +26,7 @@ algorithm below is the specification; an auditor re-implements it in any languag
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -56,6 +62,11 @@ def key(seed: int, salts: Sequence[str] = ()) -> bytes:
         encoded = salt.encode("utf-8")
         material += len(encoded).to_bytes(4, "big") + encoded
     return hashlib.sha256(material).digest()
+
+
+def silent_salt(seed: int, seat: int) -> str:
+    """The salt a silent seat's place in the key takes (module text): derived from the seed alone."""
+    return hmac.new(seed_bytes(seed), f"pbm.silent_salt:{seat}".encode("ascii"), hashlib.sha256).hexdigest()
 
 
 def commitment(seed: int) -> str:

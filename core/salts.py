@@ -5,7 +5,9 @@ A game created with late salts logs GameStarted (the seed's commitment), then Sa
 each of those seats then gives one SaltGiven; SaltsClosed ends the collection (every salt in, or
 the deadline passed: the seats that sent none are `silent`) and the opening deal follows in the
 same append, drawn at its own first seq. The key K mixes the seed with GameStarted's salts (given
-at creation, if any) and then the late salts by seat (core/rng.py).
+at creation, if any) and then the late salts by seat (core/rng.py): a silent seat's is its silent
+salt, derived from the committed seed, when SaltsAwaited says `silent_from_seed` (every log since
+it was added; in older logs a silent seat adds nothing).
 """
 
 from __future__ import annotations
@@ -17,17 +19,19 @@ import attrs
 
 from core.bounds import MAX_SALT_CHARS, shown
 from core.contract import LIFECYCLE_EVENTS, GameStarted, IllegalMove, SaltGiven, SaltsAwaited, SaltsClosed
+from core.rng import silent_salt
 
 
 @attrs.frozen
 class Salting:
     """A game's late salts so far: the seats asked, the salts given (in log order), and whether the
-    collection is closed (and which seats stayed silent)."""
+    collection is closed (and which seats stayed silent, and whether they take silent salts)."""
 
     awaited: tuple[int, ...]
     given: tuple[tuple[int, str], ...] = ()
     closed: bool = False
     silent: tuple[int, ...] = ()
+    silent_from_seed: bool = False
 
     @property
     def waiting(self) -> bool:
@@ -39,9 +43,18 @@ class Salting:
         return tuple(seat for seat in self.awaited if seat not in done)
 
     @property
-    def salts(self) -> tuple[str, ...]:
-        """The late salts as the key takes them: by seat (not by arrival, which the server orders)."""
-        return tuple(salt for _seat, salt in sorted(self.given))
+    def seeded(self) -> tuple[int, ...]:
+        """The silent seats whose place in the key is their silent salt."""
+        return self.silent if self.silent_from_seed else ()
+
+    def salts(self, seed: int | None) -> tuple[str, ...]:
+        """The late salts as the key takes them: by seat (not by arrival, which the server orders),
+        a seeded seat's derived from `seed` (ValueError without it)."""
+        by_seat = dict(self.given)
+        if self.seeded and seed is None:
+            raise ValueError("the silent seats' salts come from the seed, which this table was rebuilt without")
+        by_seat.update((seat, silent_salt(seed, seat)) for seat in self.seeded)
+        return tuple(by_seat[seat] for seat in sorted(by_seat))
 
     def after(self, event: Any) -> Salting:
         if isinstance(event, SaltGiven):
@@ -55,7 +68,7 @@ def salting_after(salting: Salting | None, events: Iterable[Any]) -> Salting | N
     """The salting once `events` follow (None: the game takes no late salts)."""
     for event in events:
         if isinstance(event, SaltsAwaited):
-            salting = Salting(awaited=tuple(event.seats))
+            salting = Salting(awaited=tuple(event.seats), silent_from_seed=event.silent_from_seed)
         elif salting is not None:
             salting = salting.after(event)
     return salting
@@ -111,7 +124,8 @@ def seats_text(seats: Iterable[int]) -> str:
 def order_problems(events: list[Any]) -> list[tuple[int, str]]:
     """(seq, problem) for each break of the salts' order in a log: the commitment (GameStarted, seq
     0) before SaltsAwaited, before every salt, before SaltsClosed, before the deal and any move;
-    one salt per awaited seat; `silent` exactly the awaited seats that gave none. A log without
+    one salt per awaited seat; `silent` exactly the awaited seats that gave none, salted from the
+    seed (`from_seed`) exactly when there are some and SaltsAwaited promised it. A log without
     SaltsAwaited (an immediate deal) has none of the salts' events."""
     problems: list[tuple[int, str]] = []
     salting: Salting | None = None
@@ -123,7 +137,7 @@ def order_problems(events: list[Any]) -> list[tuple[int, str]]:
         if isinstance(event, SaltsAwaited):
             if seq != 1:
                 problems.append((seq, "SaltsAwaited is not the event right after the commitment"))
-            salting = Salting(awaited=tuple(event.seats))
+            salting = salting_after(None, [event])
             continue
         if isinstance(event, (SaltGiven, SaltsClosed)):
             if salting is None:
@@ -138,6 +152,10 @@ def order_problems(events: list[Any]) -> list[tuple[int, str]]:
                     problems.append((seq, why))
             elif tuple(event.silent) != salting.missing:
                 problems.append((seq, f"SaltsClosed names {seats_text(event.silent)} silent, but {seats_text(salting.missing)} gave none"))
+            elif event.from_seed != (salting.silent_from_seed and bool(event.silent)):
+                does = "salts" if event.from_seed else "does not salt"
+                promised = "promised" if salting.silent_from_seed else "did not promise"
+                problems.append((seq, f"SaltsClosed {does} the silent seats ({seats_text(event.silent)}) from the seed, but SaltsAwaited {promised} it"))
             salting = salting.after(event)
             continue
         if not isinstance(event, LIFECYCLE_EVENTS) and salting is not None and salting.waiting:

@@ -98,9 +98,10 @@ class Table:
 
     @property
     def salts(self) -> tuple[str, ...]:
-        """What the key mixes with the seed: GameStarted's salts, then the late salts by seat."""
+        """What the key mixes with the seed: GameStarted's salts, then the late salts by seat (a
+        silent seat's from the seed: ValueError on a table rebuilt without it)."""
         salting = self.salting
-        return self.started.salts + (() if salting is None else salting.salts)
+        return self.started.salts + (() if salting is None else salting.salts(self.seed))
 
     @property
     def bots(self) -> dict[int, str]:
@@ -187,14 +188,16 @@ class Table:
 
     def closed_salts(self) -> tuple[list[Any], Any]:
         """The salt deadline: the collection closes as it stands, the seats that gave none are
-        silent (they add nothing to the key: a salt the server chose for them now, having seen the
-        others', would let it pick among deals), and the opening deal follows."""
+        silent and take their silent salts, derived from the committed seed (a salt the server
+        chose for them now, having seen the others', would let it pick among deals; in a log from
+        before silent salts they add nothing), and the opening deal follows."""
         salting = self.salting
         if salting is None:
             raise IllegalMove("this game takes no salts: it was dealt when it was created")
         if salting.closed:
             raise IllegalMove("the salts are closed already and the game is dealt")
-        return self._deal_when_closed([SaltsClosed(silent=salting.missing)])
+        silent = salting.missing
+        return self._deal_when_closed([SaltsClosed(silent=silent, from_seed=salting.silent_from_seed and bool(silent))])
 
     def _deal_when_closed(self, events: list[Any]) -> tuple[list[Any], Any]:
         """`events` (a salt, or the close), and the close and the deal once nothing is missing."""
@@ -207,7 +210,7 @@ class Table:
             after = after.after(events[-1])
         started = self.started
         # The deal draws at its own first seq, with the key of every salt now in.
-        rng = self.rng_at(self.seq + len(events), started.salts + after.salts)
+        rng = self.rng_at(self.seq + len(events), None if self.seed is None else started.salts + after.salts(self.seed))
         state = self.state
         for event in self.game.setup(started.players, dict(started.options), None, rng):
             events.append(event)
@@ -369,12 +372,16 @@ def narrate(game: Game, state: Any, event: Any, seat: int | None) -> str:
             return "people play every seat"
         return "bots play " + ", ".join(f"seat {seat} ({kind})" for seat, kind in event.bots)
     if isinstance(event, SaltsAwaited):
-        return f"the opening deal waits for a salt from {seats_text(event.seats)}"
+        line = f"the opening deal waits for a salt from {seats_text(event.seats)}"
+        return line + (" (the server salts a seat that sends none by the deadline from the committed seed)" if event.silent_from_seed else "")
     if isinstance(event, SaltGiven):
         return f"seat {event.seat} gave its salt"
     if isinstance(event, SaltsClosed):
+        silent = " and ".join(f"seat {seat}" for seat in event.silent)
+        if event.from_seed:
+            return f"the server salted the deal for {silent} from the committed seed, since {silent} sent none by the deadline; the cards are dealt"
         if event.silent:
-            return f"the salt deadline passed: {seats_text(event.silent)} gave none (they add nothing to the key); the cards are dealt"
+            return f"the salt deadline passed: {silent} sent none (they add nothing to the key); the cards are dealt"
         return "every salt is in: the cards are dealt"
     if isinstance(event, SHELL_EVENTS):
         return narrate_clock(event)
@@ -465,7 +472,7 @@ def new_table(
     table = Table(game, [], None, seed)
     table.extend([started])
     if awaited:  # the opening deal waits for these seats' salts (Table.salted)
-        table.extend([SaltsAwaited(seats=awaited)])
+        table.extend([SaltsAwaited(seats=awaited, silent_from_seed=True)])
         return table
     table.extend(game.setup(players, chosen, deal, table.rng()))
     return table

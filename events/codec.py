@@ -21,7 +21,7 @@ from cattrs.gen import make_dict_unstructure_fn, override
 from cattrs.strategies import configure_union_passthrough
 
 import core
-from core.contract import LIFECYCLE_EVENTS, GameStarted, OptionValue
+from core.contract import LIFECYCLE_EVENTS, GameStarted, OptionValue, SaltsAwaited, SaltsClosed
 
 
 class DecodeError(ValueError):
@@ -111,6 +111,12 @@ converter.register_unstructure_hook(
     GameStarted, make_dict_unstructure_fn(
         GameStarted, converter, fixed_deal=override(omit_if_default=True), salts=override(omit_if_default=True)
     )
+)
+converter.register_unstructure_hook(
+    SaltsAwaited, make_dict_unstructure_fn(SaltsAwaited, converter, silent_from_seed=override(omit_if_default=True))
+)
+converter.register_unstructure_hook(
+    SaltsClosed, make_dict_unstructure_fn(SaltsClosed, converter, from_seed=override(omit_if_default=True))
 )
 
 

@@ -6,7 +6,8 @@ SeedRevealed it appends when the game ends) and requires exactly the recorded ev
 events are re-derived with game.setup and Rng(seed, 1, salts), as core.table.new_table does; in a
 game whose deal waited for late salts (core.salts), the salts' order is checked first (commitment,
 then every salt, then SaltsClosed, then the deal) and the deal is re-derived at its own first seq
-with the key of those salts, as core.Table.salted does. Without the
+with the key of those salts, as core.Table.salted does (a silent seat's salt derived from the
+seed, so a server that chose one freely fails there). Without the
 seed (a game still running) a command that draws randomness cannot be re-decided: it is reported
 as unchecked, not as a failure.
 """
@@ -145,6 +146,10 @@ def _salts(log: Log) -> list[Finding]:
     if salting.waiting:
         return [Finding(NOTE, "salts", f"the deal still waits for {seats_text(salting.missing)}; the seed was committed at seq 0, before every salt")]
     silent = f"; silent at the deadline: {seats_text(salting.silent)}" if salting.silent else ""
+    if salting.seeded:  # their salts are checked with the deal ("opening"), once the seed is known
+        silent += ", salted from the committed seed"
+    elif salting.silent:
+        silent += " (an old log: they add nothing to the key)"
     return [Finding(OK, "salts", f"the seed was committed at seq 0, before the {len(salting.given)} salts; the deal came after them{silent}")]
 
 
@@ -181,6 +186,8 @@ def _opening(log: Log, seed: int | None) -> Finding:
         source = "the seed" if seed is not None else "the rules (no randomness)"
         if seed is not None and salting is not None:
             source = "the seed and the players' salts"
+            if salting.seeded:
+                source += f" (the silent salts of {seats_text(salting.seeded)} derived from the revealed seed)"
         return Finding(OK, "opening", f"seqs {start} to {first_command - 1} re-derived from {source}")
     seq, what = mismatch
     return Finding(FAIL, "opening", f"the deal is not the one the seed gives ({what})", seq)

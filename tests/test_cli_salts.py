@@ -39,5 +39,5 @@ def test_the_operator_closes_the_salts(pbm) -> None:
     pbm("salt", game_id, "--as", "1", "one")
     done = json.loads(pbm("salt", game_id, "--close", "--json").output)
     assert done["dealt"] is True and done["waiting_for_salts"] == []
-    assert "seat 0, seat 2 gave none" in pbm("log", game_id).output
+    assert "the server salted the deal for seat 0 and seat 2 from the committed seed, since seat 0 and seat 2 sent none by the deadline" in pbm("log", game_id).output
     assert pbm("salt", game_id, ok=False).exit_code == 2

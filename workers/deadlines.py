@@ -19,8 +19,8 @@ salts (core.salts): with a clock, one move's time from the game's creation (the 
 stopped while it is paused, and while the first seat still owed a salt is on vacation); without one,
 events.clock.SALTS_WITHOUT_CLOCK_S from it (Clock.salts_due_ms). Due,
 it closes the salts as they stand (Games.close_salts: the seats that sent none are named silent in
-the log, and add nothing to the key) and the deal follows; before, it schedules itself at the due
-time, as watch does.
+the log, and take their silent salts, derived from the committed seed) and the deal follows;
+before, it schedules itself at the due time, as watch does.
 Seat notices (a reminder, a timeout) go to the seat through pbm's notifications (pbm.mail.notify), queued
 as an rq job named by its dotted path (workers.dispatch.NOTIFY_FUNCTION): workers never import pbm.
 """

@@ -16,7 +16,7 @@ from pbm.cli import emit_json, open_games, say
 @click.argument("game_id", metavar="GAME")
 @click.argument("text", required=False)
 @click.option("--as", "seat", type=int, help="The seat whose salt it is.")
-@click.option("--close", is_flag=True, help="Close the salts as they stand and deal (the seats that sent none add nothing).")
+@click.option("--close", is_flag=True, help="Close the salts as they stand and deal (the seats that sent none are salted from the committed seed).")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def salt(game_id: str, text: str | None, seat: int | None, close: bool, as_json: bool) -> None:
     """Give SEAT's salt (TEXT, or one made here at random) to GAME's opening deal, or --close."""

@@ -8,6 +8,7 @@ import pytest
 from events.commands import Games
 from events.seats import Seats
 from pbm.mail import inbound as mail_in
+from pbm.mail import notify
 from tests.mail.test_bad_mail import mail_to
 from tests.mail.conftest import text_of
 
@@ -29,3 +30,19 @@ def test_a_mailed_salt_is_given_once_and_answered(dispatching: Games, smtp_sink)
     assert again.status == "refused" and again.answered
     assert "given its salt already" in text_of(smtp_sink.to(ANN)[-1])
     assert dispatching.table(game_id).salting.given == ((0, "four fair dice"),)
+
+
+def test_the_turn_mail_after_the_deadline_says_the_server_salted_the_silent_seat(dispatching: Games, smtp_sink) -> None:
+    game_id = dispatching.create("holly-oak", 3, seed=9, salt_seats=[0, 1, 2])
+    seats = Seats(dispatching.store.redis)
+    for seat, name in enumerate(("Ann", "Bob", "Cy")):
+        seats.set_contact(game_id, seat, name=name, email=f"{name.lower()}@players.test")
+    dispatching.give_salt(game_id, 0, "ann's")
+    dispatching.give_salt(game_id, 2, "cy's")
+    dispatching.close_salts(game_id)
+    table = dispatching.table(game_id)
+    [first] = table.to_act
+    assert notify.tell(dispatching, game_id, first, "turn", table.seq)
+    body = text_of(smtp_sink.to(f"{('ann', 'bob', 'cy')[first]}@players.test")[-1])
+    who = "you" if first == 1 else "Bob"
+    assert f"the server salted the deal for {who} from the committed seed, since {who} sent none by the deadline" in body

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import core
 from core.games.holly_oak import rules
-from core.rng import Rng, seed_hex
+from core.rng import Rng, seed_hex, silent_salt
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "fairness.md"
 
@@ -57,3 +57,10 @@ def test_a_holly_oak_deal_is_re_derived_from_the_doc() -> None:
     dealt = table.events[1]
     for seat in range(4):
         assert sorted(shuffled[seat * size : (seat + 1) * size]) == sorted(dealt.hands[seat])
+
+
+def test_the_documented_silent_salt_is_pbms() -> None:
+    doc = doc_code()
+    for seed, seat in ((0, 0), (99, 1), (2**256 - 1, 4)):
+        assert doc["silent_salt"](seed_hex(seed), seat) == silent_salt(seed, seat)
+    assert len({silent_salt(99, seat) for seat in range(5)} | {silent_salt(98, 0)}) == 6

@@ -4,15 +4,18 @@ verification, the stdlib re-derivation in docs/fairness.md, and a server that ch
 from __future__ import annotations
 
 import secrets
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import core
 from core.games.holly_oak import rules
-from core.rng import seed_hex
+from core.rng import seed_hex, silent_salt
 from core.salts import order_problems
+from events import codec
 from events.commands import Games
+from replays import archive
 from replays.log import from_events, from_store
 from replays.verify import FAIL, OK, verify
 from tests.replays.conftest import forge, play_random
@@ -58,14 +61,19 @@ def test_a_game_dealt_with_late_salts_replays_verifies_and_re_derives(games: Gam
     assert report.ok, report.lines()
     assert checks(report)["salts"] == OK and checks(report)["opening"] == OK
     replayed = core.replay_table("holly-oak", log.events)
-    assert replayed.state == games.table(game_id).state and replayed.salts == tuple(salts[s] for s in sorted(salts))
+    # The seats that sent none take their silent salts, from the seed, in their places by seat.
+    by_seat = salts | {seat: silent_salt(seed, seat) for seat in awaited if seat not in salts}
+    assert replayed.state == games.table(game_id).state and replayed.salts == tuple(by_seat[s] for s in sorted(by_seat))
+    closed = next(env for env in log.envelopes if env.kind == "pbm.salts_closed")
+    assert closed.data.get("silent", []) == sorted(set(awaited) - set(salts))
+    assert closed.data.get("from_seed", False) is (set(salted) != set(awaited))
 
     doc = doc_code()  # docs/fairness.md's stdlib block, from the exported events alone
-    key_salts, deal_at = doc["salts_and_deal"]([(env.kind, env.data) for env in log.envelopes])
-    assert key_salts == [salts[s] for s in sorted(salts)]
+    revealed = log.events[-1].seed
+    key_salts, deal_at = doc["salts_and_deal"]([(env.kind, env.data) for env in log.envelopes], revealed)
+    assert key_salts == [by_seat[s] for s in sorted(by_seat)]
     assert log.envelopes[deal_at - 1].kind == "pbm.salts_closed" and all(
         log.envelopes[seq].kind.startswith("pbm.") for seq in range(1, deal_at))  # salts, bots seated
-    revealed = log.events[-1].seed
     assert doc["commitment"](revealed) == log.started.seed_commitment
     assert holly_oak_hands(doc["Stream"](revealed, deal_at, key_salts), players) == [sorted(h) for h in log.events[deal_at].hands]
 
@@ -150,3 +158,79 @@ def test_a_game_dealt_at_creation_is_as_before(games: Games) -> None:
     with pytest.raises(core.IllegalMove, match="takes no salts"):
         games.give_salt(game_id, 0, "late")
     assert core.new_table("holly-oak", 3, seed=8, salts=["given", "first"]).events == table.events
+
+
+# Frozen by the pbm from before silent salts: seats 0 and 2 gave salts, seat 1 was silent at the
+# deadline and added nothing to the key. Its deal must stay the deal it had.
+UNSEEDED_LOG = Path(__file__).parent / "data" / "silent-salts-unseeded.pbmlog"
+
+
+def test_an_old_log_whose_silent_seat_added_nothing_keeps_its_deal() -> None:
+    log = archive.read(UNSEEDED_LOG)
+    awaited, closed = log.envelopes[1], log.envelopes[4]
+    assert awaited.data == {"seats": [0, 1, 2]} and closed.data == {"silent": [1]}  # the bytes of then
+    report = verify(log)
+    assert report.ok, report.lines()
+    assert "seat 1 (an old log: they add nothing to the key)" in next(f.text for f in report.findings if f.check == "salts")
+    table = core.replay_table("holly-oak", log.events)
+    assert table.salts == ("ann's salt", "zed's salt")
+    assert "sent none (they add nothing to the key)" in table.narrate(None, start=4)[0][1]
+    doc = doc_code()
+    revealed = log.events[-1].seed
+    key_salts, deal_at = doc["salts_and_deal"]([(env.kind, env.data) for env in log.envelopes], revealed)
+    assert key_salts == ["ann's salt", "zed's salt"] and deal_at == 5
+    assert holly_oak_hands(doc["Stream"](revealed, 5, key_salts), 3) == [sorted(h) for h in log.events[5].hands]
+    # Under today's rule seat 1 would have its silent salt, and another deal: the check can tell.
+    seeded = ["ann's salt", doc["silent_salt"](revealed, 1), "zed's salt"]
+    assert holly_oak_hands(doc["Stream"](revealed, 5, seeded), 3) != [sorted(h) for h in log.events[5].hands]
+
+
+@pytest.fixture
+def silent_game(games: Games) -> str:
+    """Seat 1 sends no salt; the deadline (close_salts) salts it from the seed."""
+    game_id = games.create("holly-oak", 3, seed=77, salt_seats=[0, 1, 2])
+    games.give_salt(game_id, 2, "zed")
+    games.give_salt(game_id, 0, "ann")
+    games.close_salts(game_id)
+    play_random(games, game_id, chooser_seed=2)
+    return game_id
+
+
+def test_a_silent_seat_is_salted_from_the_committed_seed(games: Games, silent_game: str) -> None:
+    log = from_store(games.store, silent_game)
+    assert log.envelopes[1].data == {"seats": [0, 1, 2], "silent_from_seed": True}  # promised before any salt
+    assert log.envelopes[4].data == {"silent": [1], "from_seed": True}
+    assert all(silent_salt(77, 1) not in str(env.data) for env in log.envelopes[:-1])  # computed, never logged
+    dealt = core.GAMES["holly-oak"].setup(3, {}, None, core.rng.Rng(77, 5, ("ann", silent_salt(77, 1), "zed")))
+    assert list(dealt) == log.events[5:6]
+    assert log.narrate(4) == ("the server salted the deal for seat 1 from the committed seed, "
+                              "since seat 1 sent none by the deadline; the cards are dealt")
+    report = verify(log)
+    assert report.ok, report.lines()
+    findings = {f.check: f.text for f in report.findings}
+    assert "silent at the deadline: seat 1, salted from the committed seed" in findings["salts"]
+    assert "silent salts of seat 1 derived from the revealed seed" in findings["opening"]
+
+
+def test_a_server_that_salts_a_silent_seat_any_other_way_fails_verify(games: Games, silent_game: str) -> None:
+    honest = from_store(games.store, silent_game)
+    doc = doc_code()
+    revealed = honest.events[-1].seed
+    # Made to look like an old log (no promise, nothing for seat 1): the deal is not that rule's.
+    unpromised = forge(honest.envelopes, {1: {"data": {"seats": [0, 1, 2]}}, 4: {"data": {"silent": [1]}}})
+    report = verify(from_events(silent_game, unpromised))
+    assert not report.ok and checks(report)["salts"] == OK and checks(report)["opening"] == FAIL
+    key_salts, deal_at = doc["salts_and_deal"]([(env.kind, env.data) for env in unpromised], revealed)
+    assert holly_oak_hands(doc["Stream"](revealed, deal_at, key_salts), 3) != [sorted(h) for h in honest.events[5].hands]
+    # The promise kept at seq 1 but broken at the close: refused on the order alone.
+    broken = forge(honest.envelopes, {4: {"data": {"silent": [1]}}})
+    report = verify(from_events(silent_game, broken))
+    assert not report.ok and checks(report)["salts"] == FAIL and report.first_bad_seq == 4
+    with pytest.raises(ValueError, match="as promised"):
+        doc["salts_and_deal"]([(env.kind, env.data) for env in broken], revealed)
+    # The deal redrawn with a salt of the server's choosing in seat 1's place: the promise and the
+    # close say "from the seed", and the revealed seed does not give that deal.
+    chosen = core.GAMES["holly-oak"].setup(3, {}, None, core.rng.Rng(77, 5, ("ann", "server's", "zed")))
+    redealt = forge(honest.envelopes, {5: {"data": codec.unstructure(next(iter(chosen)))[1]}})
+    report = verify(from_events(silent_game, redealt))
+    assert not report.ok and checks(report)["opening"] == FAIL and report.first_bad_seq == 5

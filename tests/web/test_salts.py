@@ -81,3 +81,15 @@ def test_the_seats_page_asks_for_its_salt_and_takes_it_once(client: TestClient, 
     table = Games(store).table(game_id)
     assert table.waiting_for_salts == () and table.to_act
     assert 'name="salt"' not in client.get(pages[2]).text
+
+
+def test_the_seats_read_that_the_server_salted_the_silent_ones_from_the_seed(client: TestClient, store: Store) -> None:
+    from events.commands import Games
+
+    created = new_game(client, late_salts=True, seats=[{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}])
+    ann, bob = created["seats"][0]["token"], created["seats"][1]["token"]
+    assert client.post("/api/me/salt", json={"salt": "ann's dice"}, headers=bearer(ann)).status_code == 200
+    Games(store).close_salts(created["game_id"])  # the deadline's work (workers.deadlines.watch_salts)
+    said = "the server salted the deal for {} from the committed seed, since {} sent none by the deadline; the cards are dealt"
+    assert said.format("Bob and Cy", "Bob and Cy") in client.get("/api/me", headers=bearer(ann)).json()["report"]
+    assert said.format("you and Cy", "you and Cy") in client.get("/api/me", headers=bearer(bob)).json()["report"]

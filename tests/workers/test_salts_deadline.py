@@ -1,13 +1,14 @@
 """The salts' deadline (workers.deadlines.watch_salts): dispatch queues its look in a game whose
 deal waits for salts (recovery queues it again if a crash lost it); not due, it schedules itself;
 due (one move's time with a clock, two days without one), it closes the salts (the seats that sent
-none silent) and the deal follows; run again, nothing."""
+none silent, salted from the seed) and the deal follows; run again, nothing."""
 
 from __future__ import annotations
 
 import pytest
 
 import core
+from core.rng import silent_salt
 from events import clock as clocks
 from events import keys
 from events.commands import Games
@@ -67,7 +68,7 @@ def test_without_a_clock_the_salts_close_two_days_after_the_commitment(store: St
     done = deadlines.watch_salts(late)
     assert done["status"] == "closed" and done["silent"] == [0, 1]
     table = games.table(late)
-    assert table.to_act and table.clock is None and table.salts == ("cy's",)
+    assert table.to_act and table.clock is None and table.salts == (silent_salt(5, 0), silent_salt(5, 1), "cy's")
     assert store.redis.zscore(keys.CLOCKED_GAMES, late) is None  # dealt: no deadline is left in it
     assert deadlines.watch_salts(late)["status"] == "stale"
     assert verify(from_store(store, late), seed=store.seed(late)).ok
@@ -89,9 +90,9 @@ def test_the_salts_deadline_closes_them_and_deals(store: Store, queue_client, mo
     done = deadlines.watch_salts(game_id)
     assert done["status"] == "closed" and done["silent"] == [0, 2]
     table = games.table(game_id)
-    assert not table.waiting_for_salts and table.to_act and table.salts == ("bob's",)
+    assert not table.waiting_for_salts and table.to_act and table.salts == (silent_salt(4, 0), "bob's", silent_salt(4, 2))
     closed = [env.event for env in store.read(game_id) if isinstance(env.event, core.SaltsClosed)]
-    assert closed == [core.SaltsClosed(silent=(0, 2))]
+    assert closed == [core.SaltsClosed(silent=(0, 2), from_seed=True)]
     length = store.length(game_id)
     assert deadlines.watch_salts(game_id)["status"] == "stale" and store.length(game_id) == length
     assert verify(from_store(store, game_id), seed=store.seed(game_id)).ok

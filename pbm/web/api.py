@@ -91,6 +91,9 @@ def seat_view(access: SeatAccess) -> dict[str, Any]:
         # The due time (ISO 8601 UTC) of the turn in progress, null without a clock or while paused;
         # whose it is and a line to read are in "clock".
         "deadline": None if deadline is None else deadline["due"],
+        # While the opening deal waits for salts: when the salt deadline deals it at the latest
+        # (ISO 8601 UTC; null when the deal does not wait, or while the clock is paused).
+        "salts_due": clocks.iso(clock.salts_due_ms(table.waiting_for_salts[0])) if table.waiting_for_salts else None,
         "clock": None if clock.settings is None else {
             "deadline": deadline,
             "paused": clock.paused_since_ms is not None,

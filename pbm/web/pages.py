@@ -220,6 +220,7 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str], chosen: M
         deadline=(me.get("clock") or {}).get("deadline"),
         vacation=vacation_of(me, table),
         salt_wanted=access.seat in table.waiting_for_salts,
+        salts_due=me["salts_due"],
         notice=notice,
         refusal=(said.get("refused") or "")[:300] or None,
         refused_move=(said.get("move") or "")[:200] or None,

@@ -49,6 +49,7 @@ def render_page(
     deadline: Mapping[str, Any] | None = None,  # pbm.clock_control.deadline_of
     vacation: Mapping[str, Any] | None = None,  # the seat's vacation bank: days left, away until
     salt_wanted: bool = False,  # the opening deal waits for this seat's salt (core.salts)
+    salts_due: str | None = None,  # while the deal waits for salts, when their deadline deals it (ISO UTC)
     notice: str | None = None,
     refusal: str | None = None,
     refused_move: str | None = None,
@@ -79,6 +80,7 @@ def render_page(
         vacation_url=base_path + "/vacation",
         salt_url=base_path + "/salt",
         salt_wanted=salt_wanted,
+        salts_due=salts_due,
         static=static,
         csrf=csrf,
         deadline=deadline,

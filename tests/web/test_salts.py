@@ -93,3 +93,24 @@ def test_the_seats_read_that_the_server_salted_the_silent_ones_from_the_seed(cli
     said = "the server salted the deal for {} from the committed seed, since {} sent none by the deadline; the cards are dealt"
     assert said.format("Bob and Cy", "Bob and Cy") in client.get("/api/me", headers=bearer(ann)).json()["report"]
     assert said.format("you and Cy", "you and Cy") in client.get("/api/me", headers=bearer(bob)).json()["report"]
+
+
+def test_the_seats_page_says_when_the_salt_deadline_deals(client: TestClient, store: Store) -> None:
+    import re
+
+    from events import clock as clocks
+    from events.commands import Games
+
+    for extra, after_s in (({}, clocks.SALTS_WITHOUT_CLOCK_S), ({"deadline": "6h"}, 6 * 3600)):
+        created = new_game(client, late_salts=True, seats=[{"name": "Ann"}, {"name": "Bob"}, {"name": "Cy"}], **extra)
+        game_id, ann = created["game_id"], created["seats"][0]["token"]
+        due = clocks.iso(store.read(game_id, 0)[0].time_ms + after_s * 1000)
+        assert client.get("/api/me", headers=bearer(ann)).json()["salts_due"] == due
+        page = client.get(client.get(f"/play/{ann}", follow_redirects=False).headers["location"]).text
+        status = re.search(r'<p class="status" role="status">(.*?)</p>', page, re.S).group(1)
+        assert "Waiting for salts from you, Bob and Cy: the cards are dealt once every salt is in, or" in " ".join(status.split())
+        assert re.search(r'class="salts-due"><time datetime="([^"]+)"', status).group(1) == due
+        Games(store).close_salts(game_id)
+        assert client.get("/api/me", headers=bearer(ann)).json()["salts_due"] is None
+        dealt = client.get(client.get(f"/play/{ann}", follow_redirects=False).headers["location"]).text
+        assert "salts-due" not in dealt and "Waiting for salts" not in dealt

@@ -147,6 +147,19 @@ class Disputes:
         self.forget_if_settled(game_id)
         return bool(written)
 
+    @staticmethod
+    def restore(pipe: Any, game_id: str, disputes: Any) -> None:
+        """Queue on `pipe` (a transaction's) the writes that put `disputes`, read from a replay
+        file, beside the game's log, each as it was raised and settled; one the game holds already
+        (by its id) stays as it is, so an import adds and never loses a dispute."""
+        for dispute in disputes:
+            raised = {"id": dispute.id, "seat": dispute.seat, "seq": dispute.seq, "reason": dispute.reason, "raised_ms": dispute.raised_ms, "command": None}
+            pipe.hsetnx(keys.disputes(game_id), dispute.id, json.dumps(raised))
+            if dispute.open:
+                pipe.zadd(keys.DISPUTED, {game_id: dispute.raised_ms}, nx=True)
+            else:
+                pipe.hsetnx(keys.disputes(game_id), SETTLED + dispute.id, json.dumps({"note": dispute.note, "settled_ms": dispute.settled_ms}))
+
     def forget_if_settled(self, game_id: str) -> None:
         """Take the game off keys.DISPUTED once none of its disputes is open."""
         if not any(dispute.open for dispute in self.all(game_id)):

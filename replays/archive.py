@@ -1,13 +1,20 @@
 """The replay file: a game's log as one msgpack stream, and its import into Redis.
 
-Format (version 1), a concatenation of msgpack objects:
+Format (version 1, or 2 for a game with disputes), a concatenation of msgpack objects:
 
     "pbm-replay"                     the magic string (always the same 11 bytes)
     {"version": 1, "game_id": str, "game": slug, "rules_version": int,
      "events": count, "last_hash": bytes}                     the header
+                                     (version 2 adds "disputes": count)
     envelope 0, envelope 1, ...      each exactly the bytes Redis stores (events.envelope)
+    dispute 0, dispute 1, ...        version 2: {"id", "seat", "seq", "reason", "raised_ms",
+                                     "note", "settled_ms"}, by the time raised (events.disputes;
+                                     note and settled_ms nil while open)
 
 The envelopes are copied, never re-encoded, so export -> import -> export gives the same bytes.
+The disputes are beside the log, as in Redis: no hash covers them (a dispute questions the log,
+it is no part of it), and a file without any is a version 1 file, which an older pbm reads.
+A dispute's command id (a mail's Message-ID, an Idempotency-Key) is not in the file.
 Reading refuses, with one line naming the file, the seq and the problem: another magic, a header
 that does not match its envelopes, a truncated or bit-flipped file, an unknown event tag, an event
 of another game. Only `restore` writes, and it writes a whole verified log or nothing.
@@ -25,6 +32,7 @@ import redis
 from events import codec, index, keys
 from events.commands import Games
 from events.codec import DecodeError
+from events.disputes import Dispute, Disputes
 from events.envelope import from_value
 from events.server import owner_only
 from events.store import Store
@@ -33,6 +41,8 @@ from replays.verify import FAIL, Report, verify
 
 MAGIC = "pbm-replay"
 VERSION = 1
+WITH_DISPUTES = 2  # the version of a file that holds disputes
+DISPUTE_FIELDS = {"id": (str,), "seat": (int,), "seq": (int,), "reason": (str,), "raised_ms": (int,), "note": (str, type(None)), "settled_ms": (int, type(None))}
 MAGIC_BYTES = codec.pack(MAGIC)
 SUFFIX = ".pbmlog"  # the usual name ending of a replay file (nothing depends on it)
 
@@ -48,24 +58,33 @@ class Refused(ValueError):
 
 
 def header(log: Log) -> dict[str, Any]:
-    return {
-        "version": VERSION,
+    head = {
+        "version": WITH_DISPUTES if log.disputes else VERSION,
         "game_id": log.game_id,
         "game": log.game.slug,
         "rules_version": log.started.rules_version,
         "events": len(log.envelopes),
         "last_hash": log.envelopes[-1].hash,
     }
+    return head | ({"disputes": len(log.disputes)} if log.disputes else {})
 
 
 def dumps(log: Log) -> bytes:
     raw = log.raw if log.raw is not None else [env.encode() for env in log.envelopes]
-    return MAGIC_BYTES + codec.pack(header(log)) + b"".join(raw)
+    disputes = [codec.pack({name: getattr(dispute, name) for name in DISPUTE_FIELDS}) for dispute in log.disputes]
+    return MAGIC_BYTES + codec.pack(header(log)) + b"".join(raw) + b"".join(disputes)
+
+
+def exported(store: Store, game_id: str) -> Log:
+    """A game as its replay file holds it: the stored log and the disputes beside it. Every export
+    (the operator's, a seat's, `pbm replay export`) writes this, so they are the same bytes."""
+    log = from_store(store, game_id)
+    return Log(log.source, log.envelopes, log.raw, Disputes(store).all(game_id))
 
 
 def export(store: Store, game_id: str, path: str | Path) -> Log:
-    """Write a game's log to `path` (mode 0600 if it creates it); returns the log written."""
-    log = from_store(store, game_id)
+    """Write a game's log and disputes to `path` (mode 0600 if it creates it); returns the log written."""
+    log = exported(store, game_id)
     # The file holds every hidden card: readable by its owner only, like Redis's own files.
     with open(path, "wb", opener=owner_only) as file:
         file.write(dumps(log))
@@ -113,11 +132,13 @@ def loads(data: bytes, source: str = "replay file") -> Log:
         envelopes.append(env)
         raw.append(data[start:end])
         start = end
+    disputes = [_dispute(_next(unpacker, source, "a dispute"), source, index, expected) for index in range(head.get("disputes", 0))]
+    start = unpacker.tell()
     if start != len(data):
-        raise BadLog(source, f"{len(data) - start} bytes after the last event ({expected} promised)", expected)
+        raise BadLog(source, f"{len(data) - start} bytes after the last {'dispute' if disputes else 'event'} ({expected} events, {len(disputes)} disputes promised)", expected)
     if not envelopes:
         raise BadLog(source, "no events: a log starts with GameStarted")
-    log = Log(source, envelopes, raw)
+    log = Log(source, envelopes, raw, disputes)
     if log.game.slug != head["game"] or log.started.rules_version != head["rules_version"]:
         raise BadLog(source, f"the header says {head['game']!r} version {head['rules_version']!r}, the log is {log.game.slug} version {log.started.rules_version}", 0)
     if envelopes[-1].hash != head["last_hash"]:
@@ -137,16 +158,36 @@ def _next(unpacker: msgpack.Unpacker, source: str, what: str, seq: int | None = 
 
 def _check_header(head: Any, source: str) -> int:
     fields = {"version": int, "game_id": str, "game": str, "rules_version": int, "events": int, "last_hash": bytes}
+    if isinstance(head, dict) and head.get("version") == WITH_DISPUTES:
+        fields["disputes"] = int
     if not isinstance(head, dict) or set(head) != set(fields):
         raise BadLog(source, "the header is not a pbm replay header")
     for name, kind in fields.items():
         if type(head[name]) is not kind:
             raise BadLog(source, f"the header's {name} is not a {kind.__name__}")
-    if head["version"] != VERSION:
-        raise BadLog(source, f"replay file version {head['version']}; this pbm reads version {VERSION}")
+    if head["version"] not in (VERSION, WITH_DISPUTES):
+        raise BadLog(source, f"replay file version {head['version']}; this pbm reads versions {VERSION} and {WITH_DISPUTES}")
     if head["events"] < 1:
         raise BadLog(source, "the header promises no events")
+    if head.get("disputes", 1) < 1:
+        raise BadLog(source, "the header of a version 2 file promises no disputes")
     return head["events"]
+
+
+def _dispute(value: Any, source: str, index: int, events: int) -> Dispute:
+    """A dispute of the file (its fields and their types checked); BadLog, naming which, if not."""
+    if value is None:
+        raise BadLog(source, f"truncated: the header promises more disputes, the file ends before dispute {index}")
+    if not isinstance(value, dict) or set(value) != set(DISPUTE_FIELDS):
+        raise BadLog(source, f"dispute {index} is not a dispute (fields {', '.join(DISPUTE_FIELDS)})")
+    for name, kinds in DISPUTE_FIELDS.items():
+        if type(value[name]) not in kinds:
+            raise BadLog(source, f"dispute {index}'s {name} is {type(value[name]).__name__}, not {' or '.join(k.__name__ for k in kinds if k is not type(None))}")
+    if not 0 <= value["seq"] < events:
+        raise BadLog(source, f"dispute {index} names seq {value['seq']}: the file's log holds seq 0 to {events - 1}")
+    if (value["note"] is None) != (value["settled_ms"] is None):
+        raise BadLog(source, f"dispute {index} has a note without a time settled, or a time without a note")
+    return Dispute(**value)
 
 
 def restore(client: redis.Redis, log: Log, replace: bool = False, force: bool = False, unverified: bool = False) -> str | None:
@@ -207,6 +248,7 @@ def restore(client: redis.Redis, log: Log, replace: bool = False, force: bool = 
         }
         if done:
             pipe.hset(keys.commands(game_id), mapping=done)
+        Disputes.restore(pipe, game_id, log.disputes)
         pipe.hset(keys.meta(game_id), mapping={"slug": log.game.slug, "players": log.started.players, "created": created})
         if log.revealed_seed is not None:
             pipe.set(seed_key, str(log.revealed_seed))

@@ -17,6 +17,7 @@ from core.rng import seed_from_hex
 from core.table import Table, apply
 from events import codec
 from events.codec import DecodeError
+from events.disputes import Dispute
 from events.envelope import GENESIS, Envelope, from_value
 from events.store import Store
 
@@ -38,12 +39,13 @@ class Log:
     """One game's envelopes with their events decoded; states are folded lazily and kept, so a
     walk back and forth (step) or many views (audit) fold each event once."""
 
-    def __init__(self, source: str, envelopes: list[Envelope], raw: list[bytes] | None = None) -> None:
+    def __init__(self, source: str, envelopes: list[Envelope], raw: list[bytes] | None = None, disputes: Sequence[Dispute] = ()) -> None:
         if not envelopes:
             raise BadLog(source, "no events: a log starts with GameStarted")
         self.source = source
         self.envelopes = envelopes
         self.raw = raw
+        self.disputes = tuple(disputes)  # those beside the log (events.disputes): a replay file's, or an export's
         self.events = [_event(source, env) for env in envelopes]
         self.game = _game_of(source, self.events[0])
         for env, event in zip(envelopes, self.events):

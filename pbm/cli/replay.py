@@ -343,8 +343,9 @@ def audit(ref: str, seq: int | None, path: str | None, secret_seed: bool, refere
         check_referee(log, referee, "the report's views at --seq")
     from events.disputes import Disputes
 
-    on_server = not Path(ref).is_file()  # a file holds the log only; its disputes are the server's
-    text, report = audit_report(log, seq, seed, name=seat_names(log) if on_server else None, disputes=Disputes(store()).all(log.game_id) if on_server else ())
+    on_server = not Path(ref).is_file()  # a file holds the log and the disputes it was exported with
+    disputes = Disputes(store()).all(log.game_id) if on_server else log.disputes
+    text, report = audit_report(log, seq, seed, name=seat_names(log) if on_server else None, disputes=disputes)
     if path:
         Path(path).write_text(text)
     if as_json:

@@ -130,3 +130,45 @@ def test_a_file_is_a_msgpack_stream_with_its_header_first(store: Store, finished
     assert objects[0] == "pbm-replay"
     head = objects[1]
     assert (head["game"], head["rules_version"], head["events"], head["game_id"]) == ("holly-oak", 1, len(objects) - 2, finished)
+
+
+def test_the_file_holds_the_disputes_beside_the_log_and_an_import_keeps_them(pbm, store: Store, games: Games, finished: str, tmp_path: Path) -> None:
+    from events.disputes import Disputes, raise_dispute, settle
+
+    first, second = tmp_path / "a.pbmlog", tmp_path / "b.pbmlog"
+    settled, _ = raise_dispute(games, finished, 0, 2, "the lead was not mine to play")
+    settle(games, finished, settled.id, "The lead was legal: seat 0 held the 1Sp.")
+    opened, _ = raise_dispute(games, finished, 1, 5, "seat 2 could not follow suit?", command_id="<mail-id@players.test>")
+    before = [d.to_json() for d in Disputes(store).all(finished)]
+    pbm("replay", "export", finished, "-o", str(first))
+    data = first.read_bytes()
+    log = archive.loads(data)
+    assert archive.header(log)["version"] == 2 and archive.header(log)["disputes"] == 2
+    assert [d.to_json() for d in log.disputes] == before and b"mail-id@players.test" not in data
+    audit = pbm("replay", "audit", str(first)).output
+    assert "2 raised, 1 open" in audit and "The lead was legal" in audit and "could not follow suit" in audit
+
+    drop(store, finished)
+    store.redis.delete(keys.disputes(finished))
+    store.redis.zrem(keys.DISPUTED, finished)
+    pbm("replay", "import", str(first))
+    assert [d.to_json() for d in Disputes(store).all(finished)] == before
+    assert finished in Disputes(store).open_games()  # the open one is the operator's to settle again
+    pbm("replay", "export", finished, "-o", str(second))
+    assert second.read_bytes() == data
+    pbm("replay", "import", str(first), "--replace")  # again: each dispute once
+    assert [d.to_json() for d in Disputes(store).all(finished)] == before
+
+
+def test_a_file_with_a_bad_dispute_is_refused_in_one_line(store: Store, finished: str) -> None:
+    log = from_store(store, finished)
+    good = {"id": "abc", "seat": 0, "seq": 3, "reason": "why", "raised_ms": 1, "note": None, "settled_ms": None}
+    for wrong, said in (({**good, "seq": 10**6}, "names seq 1000000"), ({**good, "note": "ok"}, "a note without a time settled"),
+                        ({**good, "seat": "0"}, "seat is str, not int"), ({"id": "abc"}, "is not a dispute")):
+        data = archive.MAGIC_BYTES + codec.pack(archive.header(log) | {"version": 2, "disputes": 1}) + b"".join(log.raw) + codec.pack(wrong)
+        with pytest.raises(BadLog, match=said) as refused:
+            archive.loads(data, "bad.pbmlog")
+        assert "\n" not in str(refused.value)
+    missing = archive.MAGIC_BYTES + codec.pack(archive.header(log) | {"version": 2, "disputes": 2}) + b"".join(log.raw) + codec.pack(good)
+    with pytest.raises(BadLog, match="truncated"):
+        archive.loads(missing, "short.pbmlog")

@@ -16,6 +16,7 @@ from events.commands import Games
 from pbm.names import Names
 from events.seats import Seats
 from events.store import Store
+from replays import archive
 from pbm.web import auth, create_app
 from pbm.web.app import MAX_BODY_BYTES, Shortcut
 from tests.conftest import forged, written
@@ -471,6 +472,8 @@ def test_a_seats_export_is_the_operators_file_once_the_game_is_over_and_verifies
     game_id, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]
     running = client.get("/api/me/export", headers=bearer(tokens[1]))
     assert running.status_code == 409 and "once the game is over" in running.json()["error"]
+    raised = client.post("/api/me/disputes", json={"seq": 0, "reason": "was this seed drawn fairly?"}, headers=bearer(tokens[0]))
+    assert raised.status_code == 201, raised.text
     chooser = random.Random(3)
     table = Games(store).table(game_id)
     while table.to_act:  # moves through the API, chosen from the log's table (reads are limited)
@@ -482,6 +485,9 @@ def test_a_seats_export_is_the_operators_file_once_the_game_is_over_and_verifies
     operators = client.get(f"/api/games/{game_id}/export", headers=bearer(ADMIN))
     assert mine.status_code == 200 and mine.content == operators.content
     assert mine.headers["content-disposition"] == operators.headers["content-disposition"]
+    # Seat 0's dispute, raised while the game ran, is in seat 1's file: the game is over, so every
+    # reason may be read (the audit too shows a seat only its own while it runs).
+    assert [d.to_json() for d in archive.loads(mine.content).disputes] == [raised.json()["dispute"]]
     assert client.get("/api/me/export", headers=bearer(tokens[1] + "x")).status_code == 401
     # Another machine: a fresh data directory and no Redis it could reach.
     path = tmp_path / "mine.pbmlog"
@@ -490,6 +496,8 @@ def test_a_seats_export_is_the_operators_file_once_the_game_is_over_and_verifies
     checked = subprocess.run([sys.executable, "-m", "pbm", "replay", "verify", str(path)], env=env, capture_output=True, text=True, timeout=60)
     assert checked.returncode == 0, checked.stderr
     assert "verified" in checked.stdout.lower()
+    audited = subprocess.run([sys.executable, "-m", "pbm", "replay", "audit", str(path)], env=env, capture_output=True, text=True, timeout=60)
+    assert audited.returncode == 0 and "was this seed drawn fairly?" in audited.stdout, audited.stderr
     assert not (tmp_path / "elsewhere").exists()
 
 

@@ -3,11 +3,14 @@ each of the four games, a seat opens its page by its link, follows the page's li
 and steps from the end to the start and back (last, first, next, previous, the arrow keys, a
 jump); every step shown is the seat's view at that seq as replays.log folds it (and, for the
 jump, as `pbm replay step` prints it), redrawn in place. Without JavaScript the same links work
-as plain links. Skipped as test_browser.py is when chromium or playwright is missing.
+as plain links. In a running game a seat disputes the step it jumped to with the page's form,
+sees it confirmed and listed among its disputes, and the operator's `pbm disputes` lists it.
+Skipped as test_browser.py is when chromium or playwright is missing.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -128,3 +131,50 @@ def test_without_javascript_the_steps_are_plain_links(browser, served, store):
     page.goto(page.url.split("?")[0] + "?seq=nope")
     assert page.locator("p.refusal").inner_text().startswith("seq must be a whole number")
     context.close()
+
+
+def test_a_seat_disputes_a_step_from_its_replay_page_and_the_operator_lists_it(browser, served, store):
+    url, env = served
+    body = {"game": "holly-oak", "players": 3, "seats": [{"name": f"p{s}"} for s in range(3)], "late_salts": False, "seed": 12}
+    created = httpx.post(f"{url}/api/games", json=body, headers={"Authorization": f"Bearer {ADMIN}"}, timeout=30).json()
+    game_id, tokens = created["game_id"], {seat["seat"]: seat["token"] for seat in created["seats"]}
+    games = Games(store)
+    with httpx.Client(base_url=url, timeout=30) as client:  # a few moves: the game runs on
+        for table, seat, move in itertools.islice(random_moves(lambda: games.table(game_id), Random(12)), 5):
+            assert client.post("/api/me/moves", json={"move": move, "expected_seq": table.seq}, headers={"Authorization": f"Bearer {tokens[seat]}"}).status_code == 200
+    disputed = 3
+    reason = "p0 led a card it could not have held"
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    try:
+        page.goto(next(s["url"] for s in created["seats"] if s["seat"] == 1))
+        page.get_by_role("link", name="Step through the game, event by event").click()
+        page.wait_for_load_state()
+        page.locator("form.jump input[name=seq]").fill(str(disputed))
+        page.locator("form.jump button").click()
+        page.wait_for_function("s => document.getElementById('live').dataset.step === s", arg=str(disputed), timeout=STEP_MS)
+        form = page.locator("section.dispute form")
+        assert form.locator("input[name=seq]").input_value() == str(disputed)  # the step shown, redrawn in place
+        form.locator("input[name=reason]").fill(reason)
+        form.get_by_role("button", name="Raise a dispute").click()
+        page.wait_for_selector("section.dispute p.notice", timeout=STEP_MS)
+        notice = page.locator("section.dispute p.notice").inner_text()
+        assert notice.startswith("Your dispute of this step is with the operator")
+        assert page.url.split("#")[0].split("&")[0].endswith(f"?seq={disputed}")
+        mine = page.locator("table.disputes tbody tr")
+        assert mine.count() == 1 and mine.locator("td").all_inner_texts() == [str(disputed), reason, "not yet"]
+        page.screenshot(path=str(ARTIFACTS / "review-dispute.png"), full_page=True)
+        assert errors == []
+    except Exception:
+        page.screenshot(path=str(ARTIFACTS / "review-dispute-failed.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+    listed = subprocess.run([sys.executable, "-m", "pbm", "disputes", "--json"], env=env, capture_output=True, text=True, timeout=60, check=True)
+    [dispute] = [d for d in json.loads(listed.stdout)["disputes"] if d["game_id"] == game_id]
+    assert (dispute["seat"], dispute["seq"], dispute["reason"], dispute["status"]) == (1, disputed, reason, "open")
+    assert dispute["id"] in notice
+    said = subprocess.run([sys.executable, "-m", "pbm", "disputes", game_id], env=env, capture_output=True, text=True, timeout=60, check=True).stdout
+    assert f"{game_id} {dispute['id']}: seat 1 disputes seq {disputed}" in said and reason in said and "[open]" in said

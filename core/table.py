@@ -373,7 +373,7 @@ def narrate(game: Game, state: Any, event: Any, seat: int | None) -> str:
         return "bots play " + ", ".join(f"seat {seat} ({kind})" for seat, kind in event.bots)
     if isinstance(event, SaltsAwaited):
         line = f"the opening deal waits for a salt from {seats_text(event.seats)}"
-        return line + (" (the server salts a seat that sends none by the deadline from the committed seed)" if event.silent_from_seed else "")
+        return line + (" (a seat that sends none by the deadline is salted from the committed seed)" if event.silent_from_seed else "")
     if isinstance(event, SaltGiven):
         return f"seat {event.seat} gave its salt"
     if isinstance(event, SaltsClosed):

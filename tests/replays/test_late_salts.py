@@ -169,6 +169,7 @@ def test_an_old_log_whose_silent_seat_added_nothing_keeps_its_deal() -> None:
     log = archive.read(UNSEEDED_LOG)
     awaited, closed = log.envelopes[1], log.envelopes[4]
     assert awaited.data == {"seats": [0, 1, 2]} and closed.data == {"silent": [1]}  # the bytes of then
+    assert [codec.unstructure(log.events[seq])[1] for seq in (1, 4)] == [awaited.data, closed.data]  # and of now
     report = verify(log)
     assert report.ok, report.lines()
     assert "seat 1 (an old log: they add nothing to the key)" in next(f.text for f in report.findings if f.check == "salts")

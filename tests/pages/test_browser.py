@@ -444,10 +444,11 @@ def test_the_api_docs_show_offline_and_fetch_nothing_from_another_site(browser, 
 
 def test_the_pages_give_their_salts_made_in_the_browser_and_the_cards_are_dealt(browser, site):
     """A game whose deal waits for its people's salts: each seat's page, opened once with
-    JavaScript on, makes a salt with crypto.getRandomValues and sends it; when the last is in, the
-    cards are dealt and the page shows a hand."""
+    JavaScript on, makes a salt with crypto.getRandomValues and sends it; until the last is in, the
+    page says whose salts it waits for and when the salt deadline deals, in the browser's time
+    zone; when the last is in, the cards are dealt and the page shows a hand."""
     created = new_game(site, "tranquility", [{"name": "Ann"}, {"name": "Bob"}], late_salts=True)
-    context = browser.new_context()
+    context = browser.new_context(timezone_id="Asia/Tokyo")
     try:
         for seat in created["seats"]:
             page = context.new_page()
@@ -455,6 +456,13 @@ def test_the_pages_give_their_salts_made_in_the_browser_and_the_cards_are_dealt(
             page.wait_for_load_state()
             page.locator(".notice").wait_for()  # the salt was sent: the page came back with the notice
             assert "Your salt is in" in page.locator(".notice").inner_text()
+            if seat["seat"] == 0:  # Bob's is still to come
+                due = httpx.get(f"{site}/api/me", headers={"Authorization": f"Bearer {seat['token']}"}, timeout=30).json()["salts_due"]
+                status = page.locator("p.status")
+                assert status.inner_text().startswith("Waiting for salts from Bob: the cards are dealt once every salt is in, or in ")
+                when = status.locator(".salts-due time")
+                assert when.get_attribute("datetime") == due and when.get_attribute("title").endswith(" UTC")
+                assert when.locator(".face").inner_text().endswith(" GMT+9")  # the reader's zone (Chromium's name for JST in en-GB)
         view = httpx.get(f"{site}/api/me", headers={"Authorization": f"Bearer {created['seats'][0]['token']}"}, timeout=30).json()["view"]
         assert view.get("status") != "waiting for salts" and view["hand"]
         page.reload()

@@ -191,8 +191,9 @@ def _dispute(value: Any, source: str, index: int, events: int) -> Dispute:
 
 
 def restore(client: redis.Redis, log: Log, replace: bool = False, force: bool = False, unverified: bool = False) -> str | None:
-    """Write `log` into Redis as game `log.game_id`, with its command ids, its list entry and,
-    once revealed, its seed: all or nothing, and only once `replays.verify` passes it.
+    """Write `log` into Redis as game `log.game_id`, with its command ids, its list entry, its
+    disputes (added to any the game has) and, once revealed, its seed: all or nothing, and only
+    once `replays.verify` passes it.
 
     Refused (Refused, nothing written): a log verify rejects, unless `unverified` (then it is kept
     for forensics, marked, and never played); a taken id, unless `replace`; a replace that would

@@ -41,3 +41,8 @@ def test_the_operator_closes_the_salts(pbm) -> None:
     assert done["dealt"] is True and done["waiting_for_salts"] == []
     assert "the server salted the deal for seat 0 and seat 2 from the committed seed, since seat 0 and seat 2 sent none by the deadline" in pbm("log", game_id).output
     assert pbm("salt", game_id, ok=False).exit_code == 2
+    quiet = pbm("new", "holly-oak", "-p", "3", "--salts").output.strip()
+    pbm("salt", quiet, "--as", "0", "zero")
+    pbm("salt", quiet, "--as", "2", "two")
+    said = pbm("salt", quiet, "--close").output
+    assert said.strip() == "the server salted the deal for seat 1 from the committed seed, since seat 1 sent none by the deadline; the cards are dealt"

@@ -31,5 +31,6 @@ def salt(game_id: str, text: str | None, seat: int | None, close: bool, as_json:
     waiting = list(table.waiting_for_salts)
     if as_json:
         return emit_json({"game_id": game_id, "seq": done.seq, "dealt": not waiting, "waiting_for_salts": waiting})
-    say("dealt: every salt is in" if not waiting and not close else "dealt" if not waiting else
-        "the deal waits for " + ", ".join(f"seat {s}" for s in waiting))
+    if close:  # what the close did, as the log tells it (the silent seats salted from the seed)
+        return say(table.narrate(None, start=done.seq)[0][1])
+    say("dealt: every salt is in" if not waiting else "the deal waits for " + ", ".join(f"seat {s}" for s in waiting))

@@ -603,3 +603,23 @@ def test_tranquility_places_an_island_by_card_then_cell_then_payment(browser, si
             take_step(page, page.locator(".steps a.restart"))  # "choose again": back to the cards
             assert page.url == here and page.locator(".steps").get_attribute("data-step") == "card"
         context.close()
+
+
+def test_holiday_board_flies_by_a_city_picked_on_the_map(browser, site):
+    """The charterer picks the city on the map (an SVG link, a step towards the move): the page's
+    script draws that step in place, as it does an HTML link's, and the fly button it offers plays."""
+    created = new_game(site, "holiday-board", [{"name": "Ann"}, {"name": "Bob"}], forced_moves="ask")
+    tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
+    api_move(site, tokens[0], "bid 100")
+    api_move(site, tokens[1], "pass")  # Ann charters the plane: her move is a flight
+    context = browser.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    page.goto(created["seats"][0]["url"])
+    here = page.url
+    take_step(page, page.locator(".map").get_by_role("link", name="fly to Athens", exact=True))
+    assert page.url == f"{here}?to=athens"
+    before = seq_of(page)
+    page.get_by_role("button", name="fly athens", exact=True).click()
+    wait_for_redraw(page, before)
+    assert "flew it to Athens" in page.locator(".auction").inner_text()
+    context.close()

@@ -125,12 +125,13 @@
   });
 
   // A step towards a move is a link carrying the choices so far (?card=18&cell=c2): drawn in
-  // place, and the address keeps it, so a reload or a live redraw stays on that step.
+  // place, and the address keeps it, so a reload or a live redraw stays on that step. The link's
+  // attribute, not its href: an SVG link's (a city on a map) is an object, not the address.
   document.addEventListener("click", (event) => {
     const link = event.target instanceof Element ? event.target.closest("a.step") : null;
     if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     event.preventDefault();
-    history.replaceState(null, "", link.href);
+    history.replaceState(null, "", new URL(link.getAttribute("href"), location.href).href);
     stepped = true;
     redraw();
   });

@@ -182,26 +182,34 @@ def person_page(request: Request) -> Response:
 
 
 EVENTS_POLL_S = 1.0
-EVENTS_STREAM_S = 300  # then the browser's EventSource reconnects (and sees seats held since)
+EVENTS_STREAM_S = 300  # then the browser's EventSource reconnects
 
 
 @pages.get(PAGE + "/events")
 async def person_events(request: Request) -> Response:
     """Server-sent events: `seq`, the sum of the lengths of the person's games' logs, when the
-    stream opens and whenever it grows (the page's script then redraws it, as a seat's page does)."""
+    stream opens and whenever it grows, a new game of theirs included (the page's script then
+    redraws it, as a seat's page does)."""
     # Redis is asked from the thread pool throughout, as a seat's stream asks it (pbm/web/pages.py).
     try:
         person_id, _token = await run_in_threadpool(cookie_person, request)
     except ApiError as failure:
         return secured(JSONResponse({"error": failure.message}, failure.status))
-    game_ids = sorted({game_id for game_id, _seat in await run_in_threadpool(current(request).people.seats, person_id)})
-    client = current(request).seats.redis
+    people, client = current(request).people, current(request).seats.redis
+    held: dict[str, Any] = {"index": None, "game_ids": []}  # the person's seats index as last read, and its games
 
     def total() -> int:
+        # A seat they come to hold (a rematch begun, a seat claimed, a game made for them) counts
+        # too: the index of their seats is read with the logs, and when it changed, so do the games.
         pipe = client.pipeline(transaction=False)
-        for game_id in game_ids:
+        pipe.zcard(keys.person_seats(person_id))
+        for game_id in held["game_ids"]:
             pipe.xlen(keys.log(game_id))
-        return sum(pipe.execute())
+        index, *lengths = pipe.execute()
+        if index == held["index"]:
+            return sum(lengths)
+        held["index"], held["game_ids"] = index, sorted({game_id for game_id, _seat in people.seats(person_id)})
+        return total()
 
     async def stream():
         last = None

@@ -98,6 +98,30 @@ def test_the_page_goes_live_through_server_sent_events(client: TestClient, table
                 break
 
 
+def test_the_stream_tells_of_a_game_the_person_comes_to_hold(client: TestClient, tables, app, monkeypatch):
+    """A game made for them while their page is open (a rematch begun, a seat claimed) grows
+    what the stream counts, so the page redraws with it: the stream watches the games they hold
+    now, not only those they held when it opened."""
+    from pbm.web import people
+
+    monkeypatch.setattr(people, "EVENTS_STREAM_S", 60)  # a stream that never tells ends, and the test fails
+    html = client.get(f"/me/{tables['ann']['token']}").text
+    seq = int(re.search(r'data-seq="(\d+)"', html).group(1))
+    told = []
+    with client.stream("GET", "/me/events") as stream:
+        for line in stream.iter_lines():
+            if line.startswith("data: "):
+                told.append(int(line.removeprefix("data: ")))
+                if len(told) == 1:
+                    with TestClient(app) as operator:
+                        new_game(operator, game="tranquility", seats=[{"person": tables["ann"]["id"]}, {"name": "Dee"}], seed=3)
+                else:
+                    break
+    page = client.get("/me").text
+    assert told[0] == seq and told[1:] == [int(re.search(r'data-seq="(\d+)"', page).group(1))] and told[1] > seq
+    assert page.count('href="/me/seat/') == 4  # the new game is on the page
+
+
 def test_a_person_token_opens_only_that_persons_page_and_seats(app, tables):
     """Every person endpoint, with every kind of credential: only one's own person token opens
     anything, and never a seat of anyone else's (nor the operator's API: test_people_api)."""

@@ -128,7 +128,7 @@ def open_seat(people: People, seats: Seats, person_id: str, game_id: str, seat: 
     return seats.remade(game_id, seat) or seats.issue(game_id, seat)
 
 
-ORDER = {"your turn": 0, "waiting for players": 1, "waiting": 1, "finished": 2}
+ORDER = {"your turn": 0, "waiting for players": 1, "waiting for salts": 1, "waiting": 1, "finished": 2}
 
 
 def holdings(games: Games, seats: Seats, people: People, person_id: str, now_ms: int) -> list[dict[str, Any]]:
@@ -159,6 +159,8 @@ def holdings(games: Games, seats: Seats, people: People, person_id: str, now_ms:
             row |= {"state": "finished", "result": result_text(status.outcome, seat, seat_names), "rematch": rematch_of(rematches, game_id, info.players, status.bots, seat_names)}
         elif waiting_for_players.get(game_id):
             row |= {"state": "waiting for players", "open_seats": waiting_for_players[game_id]}
+        elif status.waiting == "salts":  # nobody is to act: the opening deal waits (docs/fairness.md)
+            row |= {"state": "waiting for salts"}
         elif seat in status.to_act and seat not in status.bots:
             clock = clocks.get(game_id)
             due = None if clock is None else clock.due_ms(seat)

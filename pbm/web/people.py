@@ -143,7 +143,7 @@ def reissue(request: Request, server: Server = Depends(admin), person_id: str = 
 # holds that seat and only then gives the seat's cookie and redirects to the seat's page: the page
 # holds no seat token, and Redis holds none in clear (pbm.people.open_seat makes it again).
 
-GROUPS = {"your turn": "your turn", "waiting": "waiting", "waiting for players": "waiting", "finished": "finished"}
+GROUPS = {"your turn": "your turn", "waiting": "waiting", "waiting for players": "waiting", "waiting for salts": "waiting", "finished": "finished"}
 NOT_YOURS = "this link opens no seat of yours"
 COOKIE = LinkCookie("pbm_person")
 PAGE = "/me"

@@ -58,6 +58,17 @@ def test_the_api_lists_every_seat_your_turns_first_then_waiting_then_finished(cl
     assert all(row["url"].endswith(f"/seat/{row['game_id']}/{row['seat']}") for row in rows)
 
 
+def test_a_game_whose_deal_waits_for_salts_says_so(client: TestClient):
+    """Nobody is to act while the opening deal waits for the players' salts: the page says what it
+    waits for, not "waiting for" nobody."""
+    ann, bob = add(client, "Ann"), add(client, "Bob")
+    game = new_game(client, game="tranquility", seats=[{"person": ann["id"]}, {"person": bob["id"]}], late_salts=True)
+    [row] = client.get("/api/people/me", headers=bearer(ann["token"])).json()["seats"]
+    assert (row["game_id"], row["state"]) == (game["game_id"], "waiting for salts")
+    client.get(f"/me/{ann['token']}")
+    assert f"({game['game_id']}), seat 0</a>: the deal waits for the players' salts" in client.get("/me").text
+
+
 def test_the_link_leaves_its_token_in_a_cookie_and_the_page_works_without_javascript(client: TestClient, tables):
     token = tables["ann"]["token"]
     opened = client.get(f"/me/{token}", follow_redirects=False)

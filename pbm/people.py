@@ -156,7 +156,7 @@ def holdings(games: Games, seats: Seats, people: People, person_id: str, now_ms:
             "deadline": None, "result": None, "since_ms": status.since_ms, "seq": info.length or 0,
         }
         if info.finished:
-            row |= {"state": "finished", "result": result_text(status.outcome, seat, seat_names), "rematch": rematch_of(rematches, game_id, info.players, status.bots, seat_names)}
+            row |= {"state": "finished", "result": result_text(status.outcome, seat, seat_names), "rematch": rematch_of(rematches, game_id, info.players, status.bots, seat_names, seat)}
         elif waiting_for_players.get(game_id):
             row |= {"state": "waiting for players", "open_seats": waiting_for_players[game_id]}
         elif status.waiting == "salts":  # nobody is to act: the opening deal waits (docs/fairness.md)
@@ -181,14 +181,14 @@ def holdings(games: Games, seats: Seats, people: People, person_id: str, now_ms:
     return rows
 
 
-def rematch_of(rematches: Rematches, game_id: str, players: int, bots: tuple[int, ...], names: list[str | None]) -> dict[str, Any] | None:
+def rematch_of(rematches: Rematches, game_id: str, players: int, bots: tuple[int, ...], names: list[str | None], reader: int) -> dict[str, Any] | None:
     """A finished game's rematch as the person's page lists it (pbm/rematch.py): its game and whom
-    it waits for; None when nobody has asked for one."""
+    it waits for ("you" for the `reader`'s seat); None when nobody has asked for one."""
     proposal = rematches.of(game_id)
     if proposal is None:
         return None
     waiting = proposal.waiting_for(seat for seat in range(players) if seat not in bots)
-    return {"game_id": proposal.game_id, "waiting_for": [names[seat] or f"seat {seat}" for seat in waiting]}
+    return {"game_id": proposal.game_id, "waiting_for": ["you" if seat == reader else names[seat] or f"seat {seat}" for seat in waiting]}
 
 
 def iso(time_ms: int) -> str:

@@ -72,10 +72,12 @@ def test_one_asks_the_other_accepts_and_the_rematch_is_the_same_game_one_seat_on
         assert finished["rematch"] == {"game_id": new_id, "waiting_for": []}
 
 
-def test_the_person_page_says_whom_an_asked_rematch_waits_for(client: TestClient, over):
+def test_the_person_page_says_whom_an_asked_rematch_waits_for(client: TestClient, app, over):
     rematch(client, over["tokens"][1])
     page = client.get(f"/me/{over['ann']['token']}").text  # the link, then the page
-    assert "a rematch is asked for, waiting for Ann" in page
+    assert "a rematch is asked for, waiting for you" in page  # the reader is "you", as in the result
+    with TestClient(app) as bob:  # a browser of his own
+        assert "a rematch is asked for, waiting for Ann" in bob.get(f"/me/{over['bob']['token']}").text
 
 
 def test_a_second_request_after_the_rematch_began_answers_the_same_game_and_makes_none(client: TestClient, app, over):

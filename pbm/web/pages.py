@@ -228,6 +228,7 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str], chosen: M
         review_url=seat_cookie.review_path(game_id, access.seat),
         plan=plan_of(access, table, me["orders"]),
         rematch=rematch_of(server, game_id, table, access.seat),
+        person_url="/me" if server.people.holder(game_id, access.seat) else None,  # their page opens from their cookie
         chosen=chosen,
     )
 

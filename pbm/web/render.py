@@ -57,6 +57,7 @@ def render_page(
     review_url: str | None = None,  # the seat's replay page, linked from the story
     plan: Mapping[str, Any] | None = None,  # "Plan ahead": the seat's standing orders (pages.plan_of)
     rematch: Mapping[str, Any] | None = None,  # a finished game's rematch (pages.rematch_of)
+    person_url: str | None = None,  # a person's seat: their page, every game they play (pbm/web/people.py)
     chosen: Mapping[str, str] | None = None,  # the steps to a move taken so far (the page's query)
 ) -> str:
     """The page of `view`'s seat. `base_path` is the page's own path (/play/g/<game>/<seat>): its forms
@@ -94,6 +95,7 @@ def render_page(
         plan=plan,
         rematch=rematch,
         rematch_url=base_path + "/rematch",
+        person_url=person_url,
         s=stepped,
         wrong_choice=wrong_choice,
     )

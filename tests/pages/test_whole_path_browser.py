@@ -4,7 +4,7 @@ and one open seat, and reads the person's link and the join link from its answer
 there: the operator sends them on; a mail goes to the invited person only when a turn of theirs
 begins, with a worker); the invited person opens theirs, a visitor claims the open seat from the
 join link, each in a browser of their own; both play to the end from their person pages (each
-turn: the person page, the seat's page, moves, the person page again); one asks for a rematch
+turn: the person page, the seat's page, moves, back by the seat page's link); one asks for a rematch
 from the finished seat's page, the other accepts, and the rematch is on both person pages. With
 JavaScript and without: then every form posts, and a page is reloaded where the script would
 have redrawn it live. Every wait is for what a page shows. No address bar ever shows a token.
@@ -38,8 +38,9 @@ class Person:
     javascript: bool
 
     def home(self) -> None:
-        """To their person page (their cookie opens it)."""
-        self.page.goto(f"{self.site}/me")
+        """From a seat's page back to their person page, by its link."""
+        self.page.get_by_role("link", name="All your games").click()
+        self.page.wait_for_url(re.compile(r".*/me$"))
 
     def line(self, game_id: str, group: str):
         """Their page's line for the game under `group` ("your-turn", "waiting", "finished")."""

@@ -97,6 +97,15 @@ def test_the_link_leaves_its_token_in_a_cookie_and_the_page_works_without_javasc
             assert seat["token"] not in html
 
 
+def test_a_persons_seat_page_links_to_their_page_and_a_seat_of_nobodys_does_not(client: TestClient, tables, app):
+    client.get(f"/me/{tables['ann']['token']}")
+    mine = client.get(f"/me/seat/{tables['turn']['game_id']}/0")  # on to the seat's page
+    assert mine.status_code == 200 and '<a class="games" href="/me">All your games</a>' in mine.text
+    with TestClient(app) as cy:  # Cy's seat is a name, nobody's person
+        theirs = cy.get(tables["over"]["seats"][1]["url"])
+        assert theirs.status_code == 200 and 'class="games"' not in theirs.text
+
+
 def test_the_page_goes_live_through_server_sent_events(client: TestClient, tables, app):
     html = client.get(f"/me/{tables['ann']['token']}").text
     seq = int(re.search(r'data-seq="(\d+)"', html).group(1))

@@ -13,6 +13,9 @@ process never uses its parent's sockets).
 
 A Cluster client (RedisCluster routes each command by its key's slot), a single-connection client
 and one with client-side caching go through redis-py's own calls instead: `Calls.direct` is False.
+On a Cluster, a script with commands after it (WAIT) is sent here too, on a connection of the
+primary that holds the script's slot (`_on_shard`): RedisCluster lends no connection, and takes
+each command to a connection of its own, so a WAIT sent through it would not wait for the script.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Any
 import hiredis
 import redis
 from redis.commands.core import Script
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import AskError, MovedError, NoScriptError, ResponseError
 
 _forks = 0  # how many forks this process is from the one that imported this module
 
@@ -79,6 +82,7 @@ class Calls:
             and pool is not None
             and getattr(pool, "cache", None) is None
         )
+        self.cluster = isinstance(client, redis.RedisCluster)
         self._pool = pool
         self._idle = _idle_of(pool) if self.direct else None
 
@@ -89,7 +93,7 @@ class Calls:
     def script_then(self, script: Script, keys: Sequence[Any], args: Sequence[Any], *then: Sequence[Any]) -> list[Any]:
         """EVALSHA of a registered script, then the commands `then` on the same connection in the
         same write (WAIT must follow the write it waits for on its connection): their raw replies."""
-        if not self.direct:
+        if not self.direct and not (then and self.cluster):
             if then:
                 raise ValueError("commands after a script need a connection of their own: not on this client")
             return [script(keys=keys, args=args)]
@@ -107,9 +111,15 @@ class Calls:
 
     def sequence(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """The raw replies of these commands, sent in one write on one connection and read back
-        in order. On a dropped connection all are sent again: only for commands safe to repeat."""
-        packed = (b"".join(hiredis.pack_command(tuple(command)) for command in commands),)
-        return self._exchange(lambda connection: connection.send_packed_command(packed), len(commands))
+        in order. On a dropped connection all are sent again: only for commands safe to repeat.
+        On a Cluster: on the primary that holds the first command's slot."""
+        packed = b"".join(hiredis.pack_command(tuple(command)) for command in commands)
+        if self.cluster:
+            slot = self.client.determine_slot(*commands[0])
+            return self.client.retry.call_with_retry(
+                lambda: self._on_shard(slot, packed, len(commands)), lambda _error: self.client.nodes_manager.initialize()
+            )
+        return self._exchange(lambda connection: connection.send_packed_command((packed,)), len(commands))
 
     def reads(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
         """The raw replies of many read-only commands, sent in one write and read back in order
@@ -150,3 +160,42 @@ class Calls:
             return connection.retry.call_with_retry(exchange, lambda _error: connection.disconnect())
         finally:
             idle.connections.append(connection)
+
+    def _on_shard(self, slot: int, packed: bytes, replies: int) -> list[Any]:
+        """On a Cluster: `packed` sent on a connection of the primary that holds `slot`, then
+        `replies` replies read, as `_exchange` does. A MOVED or ASK answer to the first command
+        (a failover, or the slot moved: it ran nothing) sends them all again where it points, and
+        a dropped connection is raised for the caller to refresh the client's map of the slots
+        and try again: both as RedisCluster itself does."""
+        client = self.client
+        asked = None  # the node an ASK pointed to: that one command goes there, after ASKING
+        for _redirect in range(client.RedisClusterRequestTTL):
+            node = client.get_node(node_name=asked) if asked else client.nodes_manager.get_node_from_slot(slot)
+            pool = client.get_redis_connection(node).connection_pool
+            connection = pool.get_connection()
+            try:
+                connection.send_packed_command(((hiredis.pack_command(("ASKING",)) if asked else b"") + packed,))
+                answers = []
+                for _ in range(replies + bool(asked)):
+                    try:
+                        answers.append(connection.read_response())
+                    except ResponseError as error:
+                        answers.append(error)
+            except (redis.ConnectionError, redis.TimeoutError):
+                connection.disconnect()
+                raise
+            finally:
+                pool.release(connection)
+            answers = answers[bool(asked):]
+            first, asked = answers[0], None
+            if isinstance(first, MovedError):
+                client.nodes_manager.move_slot(first)
+                continue
+            if isinstance(first, AskError):
+                asked = f"{first.host}:{first.port}"
+                continue
+            failed = next((answer for answer in answers if isinstance(answer, ResponseError)), None)
+            if failed is not None:
+                raise failed
+            return answers
+        raise redis.exceptions.ClusterError(f"slot {slot} was redirected {client.RedisClusterRequestTTL} times: the cluster's slots keep moving")

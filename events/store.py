@@ -223,8 +223,9 @@ class Store:
         self.redis = client
         self._calls = Calls(client)
         self.replication = server.replication() if replication is True else replication
-        if self.replication and not self._calls.direct:
-            raise server.RedisUnavailable(f"{server.MIN_REPLICAS_ENV} needs a plain Redis client (one master, or Sentinel's): not a Cluster's yet")
+        if self.replication and not (self._calls.direct or self._calls.cluster):
+            # WAIT must follow the append on its connection: a client that lends none cannot.
+            raise server.RedisUnavailable(f"{server.MIN_REPLICAS_ENV} needs a client with a pool of connections, not a single connection's or one with client-side caching")
         self._append = client.register_script(_APPEND)
         self._create = client.register_script(_CREATE)
         self._set_row = client.register_script(_SET_ROW)

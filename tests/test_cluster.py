@@ -14,15 +14,15 @@ from events import keys, server
 from events.commands import Games
 from events.store import Store
 from tests.real_redis import redis_server
-from tests.redis_cluster import redis_cluster
+from bench.cluster import redis_cluster
 from workers.dispatch import Dispatcher
 from workers.recovery import recover
 
 
 @pytest.fixture(scope="module")
 def cluster_env() -> Iterator[dict[str, str]]:
-    with redis_cluster() as url, redis_server() as (queue_url, _admin):
-        yield {"REDIS_URL": url, "PBM_REDIS_CLUSTER": "1", "PBM_QUEUE_URL": queue_url}
+    with redis_cluster() as cluster, redis_server() as (queue_url, _admin):
+        yield {"REDIS_URL": cluster.url(), "PBM_REDIS_CLUSTER": "1", "PBM_QUEUE_URL": queue_url}
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ scenarios, smaller, and asserts on their figures.
     python bench/chaos.py [--writers 16] [--attempts 400] [--senders 16] [--rounds 20]
                           [--redis-kills 20] [--policies everysec,always,no] [--held-kills 10]
                           [--worker-games 20] [--workers 3] [--mutations 20000]
-                          [--failovers 3] [--only-failovers]
+                          [--failovers 3] [--only-failovers] [--cluster]
 
 On the embedded Redis by default (a fresh one, deleted at the end); with REDIS_URL set, the writer
 and worker scenarios run on that server (every pbm and rq key there is deleted at the end, as the
@@ -721,17 +721,22 @@ def show(title: str, figures: dict[str, Any]) -> None:
     print(f"{title}: " + ", ".join(f"{name} {value}" for name, value in figures.items()), flush=True)
 
 
-def failovers(rounds: int) -> None:
+def failovers(rounds: int, cluster: bool = False) -> None:
     """bench/failover.py's scenarios: writers through `pbm serve` and workers, on a master that a
-    Sentinel failover replaces (a master, a replica and three Sentinels started for each round)."""
+    Sentinel failover replaces (a master, a replica and three Sentinels started for each round);
+    `cluster`: the writers' alone, on a Cluster's master that the Cluster replaces (three masters
+    with a replica each, started for each round)."""
     from bench import failover
 
+    kind = "Cluster" if cluster else "Sentinel"
     with tempfile.TemporaryDirectory(prefix="pbm-chaos-failover-") as home:
         os.environ["PBM_HOME"] = home  # the seat links' key, shared with the server it starts
         for round_ in range(rounds):
             for min_replicas in (1, 0):
-                show(f"Sentinel failover under 4 writers through pbm serve, PBM_MIN_REPLICAS={min_replicas}, round {round_ + 1}", failover.failover(min_replicas))
-        show("Sentinel failover under 2 pbm workers playing 8 bot-only games, PBM_MIN_REPLICAS=1", failover.workers_through_failover(1))
+                show(f"{kind} failover under 4 writers through pbm serve, PBM_MIN_REPLICAS={min_replicas}, round {round_ + 1}",
+                     failover.failover(min_replicas, cluster=cluster))
+        if not cluster:
+            show("Sentinel failover under 2 pbm workers playing 8 bot-only games, PBM_MIN_REPLICAS=1", failover.workers_through_failover(1))
 
 
 def main() -> None:
@@ -748,9 +753,11 @@ def main() -> None:
     parser.add_argument("--mutations", type=int, default=20_000, help="mutated replay files (and a tenth as many move texts)")
     parser.add_argument("--failovers", type=int, default=3, help="Sentinel failovers under writers, with PBM_MIN_REPLICAS=1 and without")
     parser.add_argument("--only-failovers", action="store_true", help="run the Sentinel failovers alone")
+    parser.add_argument("--cluster", action="store_true",
+                        help="the failovers under writers on a Redis Cluster (three masters, a replica each) alone, in place of Sentinel's")
     options = parser.parse_args()
-    if options.only_failovers:
-        return failovers(options.failovers)
+    if options.only_failovers or options.cluster:
+        return failovers(options.failovers, cluster=options.cluster)
     url = os.environ.get("REDIS_URL")
     home = Path(tempfile.mkdtemp(prefix="pbm-chaos-"))
     env = {"PBM_HOME": str(home), **({"REDIS_URL": url} if url else {})}

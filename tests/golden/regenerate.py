@@ -1,6 +1,8 @@
 """Regenerate the golden logs: several finished games per registered game, played by seeded random
 players through the real command path (a private embedded Redis), exported as replay files, each
 with a JSON of what its replay must give (outcome, final views). It writes only under tests/golden/.
+The golden texts beside them (what a seat reads mid-game and at the end) are the tests' own:
+tests/test_golden_texts.py writes them with PBM_GOLDEN_TEXTS=write.
 
     /tmp/venv/bin/python tests/golden/regenerate.py            # games that have no golden logs yet
     /tmp/venv/bin/python tests/golden/regenerate.py holidays   # just these games (missing files)

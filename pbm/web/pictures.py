@@ -5,6 +5,7 @@ options) and returns plain data for the templates; it writes no HTML and does no
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import defaultdict
@@ -17,6 +18,7 @@ from core import menus
 from core.games.holiday_board.board import Board, load_board
 from core.games.holiday_board.moves import bid_offers
 from core.games.holly_oak.rules import KING_POINTS
+from pbm.web.map_labels import place_labels
 
 # ---------------------------------------------------------------------------------------------
 # Legal moves grouped by their first word: "play 7Su" -> {"play": [["7Su"]]}.
@@ -188,18 +190,18 @@ MAP_WIDTH, MAP_HEIGHT = 1000, 560
 PLACES = {
     "honolulu": (60, 250),
     "mexico-city": (175, 230),
-    "montego-bay": (270, 205),
+    "montego-bay": (275, 160),
     "lima": (250, 390),
     "rio-de-janeiro": (370, 450),
-    "london": (420, 70),
+    "london": (410, 72),
     "paris": (445, 145),
     "madrid": (385, 215),
-    "copenhagen": (525, 50),
+    "copenhagen": (540, 40),
     "rome": (520, 190),
     "abi-djan": (430, 360),
     "athens": (585, 250),
     "istanbul": (630, 165),
-    "moscow": (660, 60),
+    "moscow": (670, 60),
     "cairo": (560, 330),
     "jerusalem": (660, 285),
     "nairobi": (620, 440),
@@ -219,6 +221,15 @@ def city_places(board: Board) -> dict[str, tuple[int, int]]:
     return places
 
 
+@functools.lru_cache(maxsize=64)  # a board's labels for each place of the plane, worked out once
+def map_labels(board: Board, plane_city: str | None) -> dict[str, Any]:
+    """Each city's label (map_labels.Label), placed clear of the plane over `plane_city`."""
+    places = city_places(board)
+    links = [(places[city.slug], places[other]) for city in board.cities for other in city.links if city.slug < other]
+    names = {city.slug: city.name for city in board.cities}
+    return place_labels(places, names, links, places[plane_city] if plane_city else None, (MAP_WIDTH, MAP_HEIGHT))
+
+
 def holiday_board(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
     board = load_board(str(options.get("board", "")))
     moves = by_head(view["legal_moves"])
@@ -236,19 +247,21 @@ def holiday_board(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[s
     places = city_places(board)
     reachable = set(view["destinations"]) if view["phase"] in ("bidding", "flying") else set()
     in_hand = {board.card_by_id[card].city for card in view["hand"]}
+    links = sorted({tuple(sorted((city.slug, other))) for city in board.cities for other in city.links})
+    labels = map_labels(board, view["city"])
     cities = [
         {
             "slug": city.slug,
             "name": city.name,
             "x": places[city.slug][0],
             "y": places[city.slug][1],
+            "label": labels[city.slug],
             "here": city.slug == view["city"],
             "reachable": city.slug in reachable,
             "yours": city.slug in in_hand,
         }
         for city in board.cities
     ]
-    links = sorted({tuple(sorted((city.slug, other))) for city in board.cities for other in city.links})
     bids = [int(args[0]) for args in moves.get("bid", []) if args[0].isdigit()]
     bid_cities = sorted({args[2] for args in moves.get("bid", []) if len(args) == 3})
     auction = view["auction"]

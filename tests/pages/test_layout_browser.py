@@ -59,19 +59,35 @@ MEASURE = """() => {
     const box = el.getBoundingClientRect();
     if (box.height < 43.5 && !el.closest("p, li, td, footer")) small.push(name(el) + " " + Math.round(box.width) + "x" + Math.round(box.height));
   }
-  return {scrollWidth: document.scrollingElement.scrollWidth, innerWidth: width, over: over.slice(0, 10), small: small.slice(0, 10)};
+  // Holiday!'s map labels as drawn (their real boxes, in the map's units): none under the plane,
+  // on another label or past the map.
+  const labels = [];
+  for (const map of document.querySelectorAll("svg.map")) {
+    const edge = map.viewBox.baseVal;
+    const plane = map.querySelector(".plane");
+    const meet = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    const texts = [...map.querySelectorAll("text")].map((t) => [t.textContent, t.getBBox()]);
+    texts.forEach(([text, box], i) => {
+      if (plane && meet(box, plane.getBBox())) labels.push(text + " under the plane");
+      if (box.x < edge.x || box.y < edge.y || box.x + box.width > edge.x + edge.width || box.y + box.height > edge.y + edge.height) labels.push(text + " past the map");
+      texts.slice(i + 1).forEach(([other, its]) => { if (meet(box, its)) labels.push(text + " on " + other); });
+    });
+  }
+  return {scrollWidth: document.scrollingElement.scrollWidth, innerWidth: width, over: over.slice(0, 10), small: small.slice(0, 10), labels};
 }"""
 
 
 def problems(page, where: str, size: str) -> list[str]:
     """What is wrong with the page at this size: sideways scroll, an element past the right edge,
-    on a phone a tap target too small."""
+    on a phone a tap target too small, a map label under the plane or on another."""
     found = page.evaluate(MEASURE)
     wrong = []
     if found["scrollWidth"] > found["innerWidth"]:
         wrong.append(f"{where} at {size} scrolls sideways: {found['scrollWidth']} > {found['innerWidth']}")
     if found["over"]:
         wrong.append(f"{where} at {size}: past the right edge: {found['over']}")
+    if found["labels"]:
+        wrong.append(f"{where} at {size}: map labels misplaced: {found['labels']}")
     if size != "desktop" and found["small"]:
         wrong.append(f"{where} at {size}: tap targets under {TAP_PX} px: {found['small']}")
     return wrong

@@ -59,7 +59,7 @@ REDACTED_RUN = SECRET_LENGTH // 2
 TOKEN_IN_TEXT = re.compile(
     rf"(?<![a-z0-9\x80-\U0010ffff])(?:[a-z0-9]|%[0-9a-f]{{2}}|[^\x00-\x7f]){{{REDACTED_RUN},}}", re.ASCII | re.IGNORECASE
 )
-CONTACT_FIELDS = ("name", "email", "webhook", "webhook_secret")
+CONTACT_FIELDS = ("name", "email", "webhook", "webhook_secret", "confirm_moves")
 CHANNEL_FIELDS = ("email", "webhook")  # a seat with one of these is told of its turns
 SECRET_KEY_ENV = "PBM_SECRET_KEY"
 KEY_FILE = "seat-links.key"
@@ -335,6 +335,14 @@ class Seats(LinkSecrets):
             self.redis.hset(keys.contact(game_id, seat), mapping=fields)
             if {"email", "webhook"} & fields.keys():
                 self._note_reach(game_id, seat)
+
+    def set_confirm_moves(self, game_id: str, seat: int, on: bool) -> None:
+        """The seat's own setting: whether its page asks "Send 7Su?" before it sends a move
+        (kept with its personal data, as "confirm_moves": "1" while on)."""
+        if on:
+            self.redis.hset(keys.contact(game_id, seat), "confirm_moves", "1")
+        else:
+            self.redis.hdel(keys.contact(game_id, seat), "confirm_moves")
 
     def contact(self, game_id: str, seat: int) -> dict[str, str]:
         """The seat's personal data: only the fields that are set."""

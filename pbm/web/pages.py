@@ -84,6 +84,8 @@ NOTICES = {
     "orders cleared": "Your standing orders are all taken off.",
     "rematch": "You are in for the rematch: it begins once every player has accepted.",
     "rematch-begun": "Everyone is in: the rematch has begun.",
+    "confirm on": "Saved: your page asks you before it sends a move.",
+    "confirm off": "Saved: your page sends a move as soon as you choose it.",
 }
 ORDER_FIELD_CHARS = 300  # more than an order may be: core.orders refuses a longer one by its own limit
 EVENTS_POLL_S = 1.0
@@ -196,7 +198,8 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str], chosen: M
     server, game_id = access.server, access.game_id
     me = seat_view(access)
     table = server.games.table(game_id)
-    names = [server.seats.contact(game_id, seat).get("name") for seat in range(table.players)]
+    contacts = [server.seats.contact(game_id, seat) for seat in range(table.players)]
+    names = [contact.get("name") for contact in contacts]
     notice = NOTICES.get(said.get("notice") or "")
     if said.get("played") and not notice:
         notice = played_notice(said["played"][:200])
@@ -230,7 +233,13 @@ def page_html(access: SeatAccess, token: str, said: Mapping[str, str], chosen: M
         rematch=rematch_of(server, game_id, table, access.seat),
         person_url="/me" if server.people.holder(game_id, access.seat) else None,  # their page opens from their cookie
         chosen=chosen,
+        confirm_moves=confirms(contacts[access.seat]),
     )
+
+
+def confirms(contact: Mapping[str, str]) -> bool:
+    """Whether the seat asked its page to confirm each move before sending it (its setting)."""
+    return contact.get("confirm_moves") == "1"
 
 
 def plan_of(access: SeatAccess, table: core.Table, orders: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -354,6 +363,8 @@ def form_move(game_id: str, seat: int, request: Request, fields: list[tuple[str,
     if stopped is not None:
         return answer(403, {"refused": stopped}, stopped)
     text = compose(fields)
+    if text and first.get("confirmed") != "1" and confirms(server.seats.contact(game_id, seat)):
+        return asked_to_confirm(access, token, text, first, wants_json)
     expected = first.get("expected_seq", "")
     try:
         _before, expected_seq = taken_back(access, whole_number(expected, 9))
@@ -370,6 +381,40 @@ def form_move(game_id: str, seat: int, request: Request, fields: list[tuple[str,
         reason = refusal.message if isinstance(refusal, ApiError) else str(refusal)
         return answer(422, {"refused": reason, "move": text}, reason)
     return answer(200, {"played": text, "seq": str(submitted.seq), "notice": played_notice(text)} if wants_json else {"played": text})
+
+
+def asked_to_confirm(access: SeatAccess, token: str, move: str, first: Mapping[str, str], wants_json: bool) -> Response:
+    """The question a seat that confirms its moves is asked before `move` is sent: "Send 7Su?".
+    To the page's script, as JSON (it asks in place and posts the form again, confirmed); without
+    it, a page of its own whose Send posts the move again (in the form, never in a URL) with the
+    form's expected seq and idempotency key, and whose Change goes back to the seat's page."""
+    question = f"Send {move[5:] if move.startswith('play ') else move}?"
+    if wants_json:
+        return secured(JSONResponse({"confirm": move, "question": question}))
+    server = access.server
+    html = environment.get_template("confirm.html").render(
+        question=question,
+        move=move,
+        kept={name: first.get(name, "")[:200] for name in ("expected_seq", "idempotency_key", "at")},
+        csrf=csrf_token(server, token),
+        move_url=seat_cookie.seat_path(access.game_id, access.seat) + "/move",
+        page_url=seat_cookie.seat_path(access.game_id, access.seat),
+        static=STATIC_PATH,
+    )
+    return secured(HTMLResponse(html))
+
+
+@router.post(SEAT_PAGE + "/settings")
+async def post_settings(game_id: str, seat: int, request: Request) -> Response:
+    """The page's settings form: `confirm_moves` checked makes the page ask before it sends each
+    move (events.seats' set_confirm_moves, the seat's own setting kept with its personal data)."""
+
+    def save(server: Server, access: SeatAccess, first: Mapping[str, str]) -> str:
+        on = first.get("confirm_moves") == "on"
+        server.seats.set_confirm_moves(access.game_id, access.seat, on)
+        return "confirm on" if on else "confirm off"
+
+    return await seat_form(request, game_id, seat, "settings", save, notice="confirm off")
 
 
 @router.post(SEAT_PAGE + "/vacation")

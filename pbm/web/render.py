@@ -59,6 +59,7 @@ def render_page(
     rematch: Mapping[str, Any] | None = None,  # a finished game's rematch (pages.rematch_of)
     person_url: str | None = None,  # a person's seat: their page, every game they play (pbm/web/people.py)
     chosen: Mapping[str, str] | None = None,  # the steps to a move taken so far (the page's query)
+    confirm_moves: bool = False,  # the seat's setting: ask "Send 7Su?" before a move is sent
 ) -> str:
     """The page of `view`'s seat. `base_path` is the page's own path (/play/g/<game>/<seat>): its forms
     post to base_path + "/move" and its live updates come from base_path + "/events". A refusal is
@@ -80,6 +81,8 @@ def render_page(
         events_url=base_path + "/events",
         vacation_url=base_path + "/vacation",
         salt_url=base_path + "/salt",
+        settings_url=base_path + "/settings",
+        confirm_moves=confirm_moves,
         salt_wanted=salt_wanted,
         salts_due=salts_due,
         static=static,

@@ -94,13 +94,18 @@
     else where.append(note);
   }
 
-  document.addEventListener("submit", async (event) => {
+  document.addEventListener("submit", (event) => {
     const form = event.target;
     if (!form.matches("form.move")) return;
     event.preventDefault();
     const data = new FormData(form, event.submitter);
     data.set("idempotency_key", freshKey());
-    form.querySelectorAll("button").forEach((b) => (b.disabled = true));
+    post(form, data);
+  });
+
+  async function post(form, data) {
+    const buttons = (on) => form.querySelectorAll("button").forEach((b) => (b.disabled = !on));
+    buttons(false);
     let answer;
     posting = true;
     try {
@@ -111,18 +116,52 @@
       });
     } catch (failure) {
       posting = false;
-      form.querySelectorAll("button").forEach((b) => (b.disabled = false));
+      buttons(true);
       show(form, "refusal", "Could not reach the server: try again.");
       return;
     }
     const body = await answer.json().catch(() => ({}));
     posting = false;
+    if (answer.ok && body.confirm) return ask(form, data, body.question, buttons); // the seat confirms its moves
     if (answer.ok || answer.status === 409) history.replaceState(null, "", location.pathname); // the steps start again
     if (answer.ok) return redraw(body.notice); // "You played 7Su.": the seat's own move, confirmed
     if (answer.status === 409) return redraw(body.error || "Someone moved first: here is the table now.");
-    form.querySelectorAll("button").forEach((b) => (b.disabled = false));
+    buttons(true);
     show(form, "refusal", "Not played: " + (body.error || "the server said " + answer.status));
-  });
+  }
+
+  // "Send 7Su?" for a seat that asked to confirm its moves (its setting): Send posts the same
+  // form again, confirmed; Change leaves the move unsent and the form as it was.
+  function ask(form, data, question, buttons) {
+    const where = form.closest("section.moves") || live().querySelector("section.moves") || form.parentElement; // a card's form is in the hand
+    const old = where.querySelector(":scope > .confirm[data-js]");
+    if (old) old.remove();
+    const box = document.createElement("div");
+    box.className = "confirm";
+    box.dataset.js = "1";
+    box.setAttribute("role", "alertdialog");
+    const text = document.createElement("p");
+    text.textContent = question;
+    const send = document.createElement("button");
+    send.type = "button";
+    send.textContent = "Send";
+    const change = document.createElement("button");
+    change.type = "button";
+    change.className = "quiet";
+    change.textContent = "Change";
+    send.addEventListener("click", () => {
+      box.remove();
+      data.set("confirmed", "1");
+      post(form, data);
+    });
+    change.addEventListener("click", () => {
+      box.remove();
+      buttons(true);
+    });
+    box.append(text, send, change);
+    where.append(box);
+    send.focus();
+  }
 
   // A step towards a move is a link carrying the choices so far (?card=18&cell=c2): drawn in
   // place, and the address keeps it, so a reload or a live redraw stays on that step. The link's

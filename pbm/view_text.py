@@ -16,6 +16,8 @@ from typing import Any
 
 import core
 from core import menus
+from core.games.holiday_board.board import load_board
+from core.games.holiday_board.rules import FULL_DAY_NAMES
 from pbm.names import Names
 from pbm.result import result_lines
 
@@ -98,10 +100,12 @@ def view_lines(
     bots: Mapping[int, str] | None = None,
     all_moves: bool = False,
     name: Names | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """A seat's view (or a spectator's) as lines of text: whose turn, the game's own picture,
     the hand, the moves. `name`: how the reader reads the seats (default: by number, "you" for
-    the view's seat, "(bot)" after `bots`)."""
+    the view's seat, "(bot)" after `bots`); `options`: the game's public options (Holiday!'s board,
+    whose cities it names; default: the shipped board)."""
     bots = bots or {}
     seat = view["seat"]
     name = name or Names(viewer=seat, bots=frozenset(bots))
@@ -112,7 +116,7 @@ def view_lines(
     lines = [f"{title} after event {view['seq'] - 1}, as {who}"]
     if bots and view["game"] not in GAME_VIEWS:  # the games' own pictures name them per seat
         lines.append("bots: " + ", ".join(f"{name(s)} ({kind})" for s, kind in sorted(bots.items())))
-    lines += GAME_VIEWS.get(view["game"], generic_view)(view, name)
+    lines += GAME_VIEWS.get(view["game"], generic_view)(view, name, options or {})
     if "hand" in view and seat is not None:
         lines.append(f"your hand: {cards_text(view['hand']) if view['hand'] else '(empty)'}")
     if view["outcome"] is not None:
@@ -138,7 +142,7 @@ def names_text(seats: Sequence[int], name: Names) -> str:
     return ", ".join(name(s) for s in seats) or "nobody"
 
 
-def generic_view(view: Mapping[str, Any], name: Names) -> list[str]:
+def generic_view(view: Mapping[str, Any], name: Names, options: Mapping[str, Any]) -> list[str]:
     """Any game without its own picture: one line per key, per-seat lists one line per seat."""
     return value_lines({k: v for k, v in view.items() if k not in COMMON_KEYS}, len(view.get("hand_sizes", [])) or None, name)
 
@@ -167,7 +171,7 @@ def summary_of(value: Any) -> str:
     return plain(value)
 
 
-def holly_oak_view(view: Mapping[str, Any], name: Names) -> list[str]:
+def holly_oak_view(view: Mapping[str, Any], name: Names, options: Mapping[str, Any]) -> list[str]:
     if view["round"] == 0:
         return [f"round 0: {NOT_DEALT}"]
     over = view["outcome"] is not None
@@ -189,7 +193,7 @@ def holly_oak_view(view: Mapping[str, Any], name: Names) -> list[str]:
     return lines
 
 
-def holidays_view(view: Mapping[str, Any], name: Names) -> list[str]:
+def holidays_view(view: Mapping[str, Any], name: Names, options: Mapping[str, Any]) -> list[str]:
     destination = view["destination"] or "(none yet)"
     proposer = "" if view["proposer"] is None else f", proposed by seat {view['proposer']}"
     said = [
@@ -217,14 +221,23 @@ def plays_text(plays: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(f"seat {play['seat']} -> {play['card']} ({play['season']})" for play in plays)
 
 
-def holiday_board_view(view: Mapping[str, Any], name: Names) -> list[str]:
-    where = f"in {view['city']} on {view['day']}" if view["city"] else "on the ground"
+HOLIDAY_ENDS = {"last_card": "someone used their last sightseeing card", "no_bid": "nobody bid in the last auction"}  # EndReason
+
+
+def holiday_board_view(view: Mapping[str, Any], name: Names, options: Mapping[str, Any]) -> list[str]:
+    board = load_board(str(options.get("board", "")))
+
+    def city(slug: str) -> str:  # by its name; a city of another board than `options`' by its slug
+        return board.city_name(slug) if slug in board.city_by_slug else slug
+
+    day = FULL_DAY_NAMES.get(view["day"], view["day"]) if view["day"] else None
+    where = f"in {city(view['city'])}" + (f" on {day}" if day else "") if view["city"] else "on the ground"
     charterer = "" if view["charterer"] is None else f"; seat {view['charterer']} chartered the plane"
     lines = [name.text(f"{view['phase']}: {where}{charterer}")]
     auction = view["auction"]
     if auction is not None:
         high = "no bid yet" if auction["high_bidder"] is None else f"high bid ${auction['high_bid']:,} by seat {auction['high_bidder']}"
-        to = f" to {auction['destination']}" if auction["destination"] else ""
+        to = f" to {city(auction['destination'])}" if auction["destination"] else ""
         lines.append(name.text(f"auction opened by seat {auction['opener']}: {high}{to} (bids up to ${auction['cap']:,}); ")
                      + f"passed: {names_text(auction['passed'], name)}")
     rows = [["seat", "money", "points", "cards", "seen"]]
@@ -232,16 +245,16 @@ def holiday_board_view(view: Mapping[str, Any], name: Names) -> list[str]:
         rows.append([name(seat), f"${view['money'][seat]:,}", str(view["points"][seat]),
                      str(size), cards_text(view["seen"][seat])])
     lines += columns(rows)
-    if view["destinations"]:
-        lines.append(f"can fly to: {' '.join(view['destinations'])}")
+    if view["destinations"] and view["outcome"] is None:
+        lines.append(f"can fly to: {', '.join(city(slug) for slug in view['destinations'])}")
     if view["open_destinations"]:
         lines.append("open destinations: a bid may name its city")
     if view["ended"]:
-        lines.append(f"ended: {view['ended']}")
+        lines.append(f"the game ended: {HOLIDAY_ENDS.get(view['ended'], view['ended'])}")
     return lines
 
 
-def tranquility_view(view: Mapping[str, Any], name: Names) -> list[str]:
+def tranquility_view(view: Mapping[str, Any], name: Names, options: Mapping[str, Any]) -> list[str]:
     frame = view["frame"]
     lines = [f"the sea, {view['filled']} of 36 filled (ascending from a1 to f6):", *sea_lines(view["grid"])]
     lines.append(f"frame: start {'played' if frame['start'] else 'not yet'}, finish {'played' if frame['finish'] else 'not yet'}")
@@ -269,7 +282,8 @@ def sea_lines(grid: Mapping[str, int] | Sequence[int]) -> list[str]:
     return lines
 
 
-GAME_VIEWS: dict[str, Callable[[Mapping[str, Any], Names], list[str]]] = {
+# A game's own picture as text, from its view, the reader's names and the game's public options.
+GAME_VIEWS: dict[str, Callable[[Mapping[str, Any], Names, Mapping[str, Any]], list[str]]] = {
     "holly-oak": holly_oak_view,
     "holidays": holidays_view,
     "holiday-board": holiday_board_view,

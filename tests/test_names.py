@@ -60,7 +60,7 @@ def texts_a_seat_reads(path: Path, seat: int, at: int | None = None) -> dict[str
     table = log.table(at)
     name = Names(NAMES[: log.started.players], viewer=seat, bots=frozenset(table.bots))
     story = [line["text"] for line in turn_report.story(table, seat, name)]
-    view = view_lines(table.view(seat), log.game_id, table.bots, name=name)[1:]  # [0]: "as Ann (seat 0)", the reader's own
+    view = view_lines(table.view(seat), log.game_id, table.bots, name=name, options=dict(table.started.options))[1:]  # [0]: "as Ann (seat 0)", the reader's own
     envelopes = log.envelopes[: table.seq]  # table.seq: the seq its next event will have
     mail = notify.compose(table, envelopes, log.game_id, seat, "end" if table.outcome else "turn", name=name)
     page = render_page(table.view(seat), game_id=log.game_id, options=dict(table.started.options), names=name.names,

@@ -191,7 +191,7 @@ def show(game_id: str, seat: int | None, all_moves: bool, as_json: bool) -> None
     view = table.view(seat)
     if as_json:
         return emit_json(view)
-    say(*view_lines(view, game_id, bot_seats(table.events), all_moves, name=names_of(games_, game_id, table, seat)))
+    say(*view_lines(view, game_id, bot_seats(table.events), all_moves, name=names_of(games_, game_id, table, seat), options=dict(table.started.options)))
 
 
 def names_of(games_: Any, game_id: str, table: core.Table, viewer: int | None) -> Names:

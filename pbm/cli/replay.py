@@ -88,7 +88,7 @@ def table_output(log: Log, at: int | None, seat: int | None, public: bool) -> di
 
 def render(log: Log, output: dict[str, Any], name: Names | None = None) -> None:
     if "state" not in output:
-        return say(*view_lines(output, log.game_id, name=name))
+        return say(*view_lines(output, log.game_id, name=name, options=dict(log.started.options)))
     say(*state_lines(log.game_id, output["game"], output["seq"] - 1, output["state"], name))
 
 

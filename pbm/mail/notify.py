@@ -225,7 +225,7 @@ def compose(
     lines += ["", "Since your last move:" if told else "Nothing has happened since your last move."]
     lines += [f"  {line}" for line in told]
     lines.append("")
-    lines += view_lines({**view, "legal_moves": []}, game_id, table.bots, name=name)
+    lines += view_lines({**view, "legal_moves": []}, game_id, table.bots, name=name, options=dict(table.started.options))
     if moves:
         lines += moves_lines(view, more=None)
     lines.append("")

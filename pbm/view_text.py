@@ -193,11 +193,16 @@ def holly_oak_view(view: Mapping[str, Any], name: Names, options: Mapping[str, A
     return lines
 
 
+# Holidays' phases as a player reads them (the page's heading says the same).
+HOLIDAYS_PHASES = {"dealing": "dealing the cards", "propose": "choosing where to go", "choose": "choosing where to go",
+                   "setoff": "setting off", "clean-up": "settling the pot", "over": "over"}
+
+
 def holidays_view(view: Mapping[str, Any], name: Names, options: Mapping[str, Any]) -> list[str]:
     destination = view["destination"] or "(none yet)"
     proposer = "" if view["proposer"] is None else f", proposed by seat {view['proposer']}"
     said = [
-        f"hand {view['hand_number']}, {view['phase']}: destination {destination}{proposer} "
+        f"hand {view['hand_number']}, {HOLIDAYS_PHASES.get(view['phase'], view['phase'])}: destination {destination}{proposer} "
         f"(seat {view['first_proposer']} proposed first)",
         f"holiday value {view['holiday_value']}: face up {cards_text(view['pot_face_up'])}, "
         f"paid {cards_text(view['pot_paid'])}, face down "

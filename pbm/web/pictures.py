@@ -18,6 +18,7 @@ from core import menus
 from core.games.holiday_board.board import Board, load_board
 from core.games.holiday_board.moves import bid_offers
 from core.games.holly_oak.rules import KING_POINTS
+from pbm.view_text import HOLIDAYS_PHASES
 from pbm.web.map_labels import place_labels
 
 # ---------------------------------------------------------------------------------------------
@@ -159,6 +160,7 @@ def holidays(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, A
     setoffs = [[traveller(card) for card in args] for args in moves.get("setoff", [])]
     setoffs.sort(key=lambda cards: -sum(int(card["rank"]) for card in cards))
     return {
+        "phase": HOLIDAYS_PHASES.get(view["phase"], view["phase"]),
         "hand": [traveller(card) for card in view["hand"]],
         "destination": destination(view["destination"]),
         "destinations": [destination(slug) for slug in DESTINATIONS],

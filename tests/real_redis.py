@@ -88,8 +88,9 @@ def pbm_keys(client: redis.Redis) -> dict[bytes, object]:
 class HangUpRelay:
     """A TCP relay to a Redis that, armed with a marker, passes the next request containing it
     to the server and, if the server does it (its reply is not an error), hangs up on the client
-    instead of passing the reply on: the server did the work, the client never hears of it. With `stay_down`, it then refuses
-    every new connection, as a server that died right after the command would."""
+    instead of passing the reply on: the server did the work, the client never hears of it. With
+    `stay_down`, it then drops every other connection and refuses new ones, as a server that died
+    right after the command would, until `reopen` (the server back on the same address)."""
 
     def __init__(self, target_port: int) -> None:
         self.target_port = target_port
@@ -98,8 +99,8 @@ class HangUpRelay:
         self.marker: bytes | None = None
         self.stay_down = False
         self.hung_up = 0
-        self._thread = threading.Thread(target=self._accept, daemon=True)
-        self._thread.start()
+        self._clients: set[socket.socket] = set()
+        self._listen()
 
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
@@ -114,16 +115,32 @@ class HangUpRelay:
             pass
         self.listener.close()
 
-    def _accept(self) -> None:
+    def reopen(self) -> None:
+        """Accepts connections again, on the same port."""
+        self.listener = socket.create_server(("127.0.0.1", self.port))
+        self._listen()
+
+    def _listen(self) -> None:
+        threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
+
+    def _accept(self, listener: socket.socket) -> None:
         while True:
             try:
-                client, _ = self.listener.accept()
+                client, _ = listener.accept()
             except OSError:
                 return
             threading.Thread(target=self._relay, args=(client,), daemon=True).start()
 
+    def _drop_all(self) -> None:
+        for client in list(self._clients):
+            try:
+                client.shutdown(socket.SHUT_RDWR)  # wakes its relay thread, which closes both ends
+            except OSError:
+                pass
+
     def _relay(self, client: socket.socket) -> None:
         server = socket.create_connection(("127.0.0.1", self.target_port))
+        self._clients.add(client)
         try:
             while True:
                 ready, _, _ = select.select([client, server], [], [])
@@ -141,6 +158,7 @@ class HangUpRelay:
                         self.hung_up += 1
                         if self.stay_down:
                             self.close()
+                            self._drop_all()
                         return
                 if server in ready:
                     data = server.recv(65536)
@@ -150,5 +168,6 @@ class HangUpRelay:
         except OSError:
             return
         finally:
+            self._clients.discard(client)
             client.close()
             server.close()

@@ -234,8 +234,7 @@ def test_a_worker_that_loses_its_redis_says_so_in_one_line_per_try(tmp_path: Pat
         reader = threading.Thread(target=lambda: lines.extend(worker.stderr), daemon=True)
         reader.start()
         try:
-            # At work: idle in its loop. A worker that loses Redis while it starts (rq's bootstrap
-            # registers it, then subscribes) ends in one line instead, for its supervisor to restart.
+            # At work: idle in its loop (a loss while it starts: the test below).
             at_work = lambda: any(admin.hget(name, "state") == b"idle" for name in admin.smembers("rq:workers"))
             wait_until(at_work, timeout=60)
             admin.shutdown(nosave=True)
@@ -295,3 +294,51 @@ def test_a_worker_waits_out_a_lost_redis_in_every_step_of_its_loop(step) -> None
     # It ended on the stop request only (the suspension check just returns to rq's loop, which stops).
     assert len(ended) == 1 and (ended[0] is None or isinstance(ended[0], StopRequested)), ended
     assert lines and all("could not connect to Redis: cannot reach" in line and "refused" in line for line in lines), lines
+
+
+@pytest.mark.parametrize(
+    ("marker", "step"),
+    [
+        (b"SETNAME", "_set_ip_address"),  # rq's __init__ names its connection: where workers ended at a Sentinel failover
+        (b"pbm:recovery-lock", "_recover_at_start"),
+        (b"rq:workers", "register_birth"),  # its transaction done, the reply lost: the name is then taken
+        (b"SUBSCRIBE", "set_state"),  # its command listener's, then marking itself started finds Redis gone
+        (b"rq:execution:", "prepare_execution"),  # a job's start, written and not heard of
+        (b":dependents", "handle_job_success"),  # a job's end, after its move was played
+    ],
+    ids=["naming its connection", "recovery at start", "registering", "subscribing", "starting a job", "ending a job"],
+)
+def test_a_worker_waits_out_a_redis_lost_at_each_step_and_plays_on(tmp_path: Path, marker: bytes, step: str) -> None:
+    """Redis goes away at exactly one step of a `pbm worker` (a relay passes the step's command to
+    Redis, hangs up before the reply and refuses every connection until the test lets them in
+    again): the worker waits, says in one line which step lost Redis, and plays the bots' game to
+    its end once Redis is back, each move once."""
+    from bench.chaos import double_moves
+    from replays.log import from_store
+    from replays.verify import verify
+    from workers.dispatch import Dispatcher
+
+    with redis_server() as (url, admin):
+        store = Store(admin)
+        game_id = Games(store, dispatch=Dispatcher(admin)).create("holly-oak", 3, seed=5, bots=dict.fromkeys(range(3), "random"))
+        relay = HangUpRelay(admin.connection_pool.connection_kwargs["port"])
+        relay.arm(marker, stay_down=True)
+        worker = pbm_process(relay.url(), tmp_path, "worker")
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(worker.stderr), daemon=True)
+        reader.start()
+        try:
+            lost = lambda: [line for line in lines if f"{step} (" in line.partition("[in ")[2]]  # the step it names
+            wait_until(lambda: relay.hung_up and lost() or worker.poll() is not None, timeout=120)
+            assert worker.poll() is None, f"the worker ended: {lines[-5:]}"
+            relay.reopen()
+            wait_until(lambda: store.info(game_id).finished or worker.poll() is not None, timeout=240)
+            assert worker.poll() is None, f"the worker ended: {lines[-5:]}"
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+            reader.join(timeout=10)
+            relay.close()
+        assert worker.returncode == 0 and not any("Traceback" in line for line in lines), lines[-20:]
+        assert "cannot reach Redis at" in lost()[0] and "Connection refused" in lost()[0], lost()
+        assert double_moves(store, game_id) == 0 and verify(from_store(store, game_id), seed=store.seed(game_id)).ok

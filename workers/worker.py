@@ -35,7 +35,9 @@ import logging
 import socket
 import threading
 import time
+import traceback
 from contextlib import contextmanager
+from pathlib import Path
 
 import redis
 from rq import Queue, SimpleWorker
@@ -189,6 +191,35 @@ class PbmWorker(SimpleWorker):
     # rq waits out a lost Redis only inside its dequeue loop; a connection lost in a step around it
     # (maintenance, the suspension check, marking the worker idle before it dequeues) ended the
     # worker, so whether a worker survived a Redis restart depended on the moment. Each step waits.
+    # So do the steps of its start, once `pbm worker`'s first ping found Redis: rq's __init__ names
+    # the connection (CLIENT SETNAME), its bootstrap registers the worker, subscribes to its command
+    # channel and marks it started, all outside any loop. A worker still starting (its imports take
+    # seconds on a busy machine) when a Sentinel failover began ended at CLIENT SETNAME.
+    def _set_ip_address(self, connection) -> None:
+        self._waiting_out_lost_redis(super()._set_ip_address, connection)
+
+    def register_birth(self) -> None:
+        tries = 0
+
+        def register_birth_once() -> None:
+            nonlocal tries
+            tries += 1
+            if tries > 1:
+                # The try before may have gone through with its reply lost, and rq refuses a name
+                # that is registered and alive. The name is this worker's own (a fresh uuid4).
+                self.connection.delete(self.key)
+            SimpleWorker.register_birth(self)
+
+        self._waiting_out_lost_redis(register_birth_once)
+
+    def subscribe(self) -> None:
+        self._waiting_out_lost_redis(super().subscribe)
+
+    def set_state(self, state: str, pipeline=None) -> None:
+        if pipeline is not None:  # written with the pipeline, by the step that runs it
+            return super().set_state(state, pipeline)
+        return self._waiting_out_lost_redis(super().set_state, state)
+
     def check_for_suspension(self, burst: bool) -> None:
         self._waiting_out_lost_redis(super().check_for_suspension, burst)
 
@@ -211,7 +242,7 @@ class PbmWorker(SimpleWorker):
             except (redis.ConnectionError, redis.TimeoutError) as error:
                 if self._stop_requested:
                     raise StopRequested() from error
-                self.log.error("Worker %s: lost Redis during job %s: %s; it runs again once Redis answers", self.name, job.id, explain(error))
+                self.log.error("Worker %s: lost Redis during job %s: %s; it runs again once Redis answers", self.name, job.id, in_one_line(error))
                 self._waiting_out_lost_redis(self.connection.ping)
 
     def heartbeat(self, *args, **kwargs):
@@ -227,7 +258,7 @@ class PbmWorker(SimpleWorker):
             except (redis.ConnectionError, redis.TimeoutError) as error:
                 if self._stop_requested:
                     raise StopRequested() from error
-                self.log.error("Worker %s: could not connect to Redis: %s; retrying in %d seconds", self.name, explain(error), wait)
+                self.log.error("Worker %s: could not connect to Redis: %s; retrying in %d seconds", self.name, in_one_line(error), wait)
                 time.sleep(wait)
                 wait = min(wait * self.exponential_backoff_factor, self.max_connection_wait_time)
 
@@ -242,7 +273,7 @@ class PbmWorker(SimpleWorker):
         if self._stop_requested:
             pubsub_thread.stop()
             return None
-        self.log.error("Worker %s: could not connect to Redis: %s; retrying in %d seconds", self.name, explain(exc), PUBSUB_RETRY_S)
+        self.log.error("Worker %s: could not connect to Redis: %s; retrying in %d seconds", self.name, in_one_line(exc, "rq's command listener"), PUBSUB_RETRY_S)
         time.sleep(PUBSUB_RETRY_S)
         return None
 
@@ -265,7 +296,11 @@ class PbmWorker(SimpleWorker):
         super().prepare_job_execution(job, remove_from_intermediate_queue=True)
 
     def recover_now(self) -> list[str]:
-        """At start: always (a worker that replaces a killed one must find its orphan at once)."""
+        """At start: always (a worker that replaces a killed one must find its orphan at once).
+        Recovery queues only what is missing, so a try cut short is tried again whole."""
+        return self._waiting_out_lost_redis(self._recover_at_start)
+
+    def _recover_at_start(self) -> list[str]:
         self.connection.set(keys.RECOVERY_LOCK, self.name, ex=RECOVERY_INTERVAL_S - 1)
         return recover(self.log_connection or self.connection, self.connection)
 
@@ -301,9 +336,38 @@ def make_worker(connection, queues: tuple[str, ...] = QUEUES, recovering: bool =
     return worker
 
 
+REDIS_PY = Path(redis.__file__).parent
+SHOWN_FROM = (REDIS_PY.parent, Path(__file__).resolve().parents[1])  # rq's site-packages, pbm's tree
+
+
+def origin(error: BaseException) -> str:
+    """Where `error` was raised, as the step that made the call: the innermost frame of its
+    traceback outside redis-py (rq's or pbm's), "function (path:line)"; and, when it was raised
+    while handling an earlier Redis error (rq records a job's failure on the lost Redis that failed
+    it), where that one was: "handle_execution_ended (...), after handle_job_success (...)"."""
+    steps: list[str] = []
+    while error is not None:
+        frames = [frame for frame in traceback.extract_tb(error.__traceback__) if not Path(frame.filename).is_relative_to(REDIS_PY)]
+        if isinstance(error, redis.RedisError) and frames:
+            path = Path(frames[-1].filename)
+            shown = next((path.relative_to(root) for root in SHOWN_FROM if path.is_relative_to(root)), Path(path.name))
+            step = f"{frames[-1].name} ({shown}:{frames[-1].lineno})"
+            if step not in steps:
+                steps.append(step)
+        error = error.__context__
+    return ", after ".join(steps) or "an unknown step"
+
+
+def in_one_line(error: BaseException, step: str | None = None) -> str:
+    """explain's line for a Redis error, with the step it came from (`origin`, unless given)."""
+    return f"{explain(error)} [in {step or origin(error)}]"
+
+
 class _OneLine(logging.Filter):
-    """Rewrites rq's log records that carry a Redis error into events.server.explain's line; the
-    record of rq's loop giving up is kept by the worker (`pbm worker` ends with it) instead."""
+    """Rewrites rq's log records that carry a Redis error into one line: events.server.explain's,
+    with the step the error came from (`origin`), so a failure says where it happened. The record
+    of rq's loop giving up is kept by the worker instead (`pbm worker` ends with that line); the
+    others (rq logs and goes on: a failed job's bookkeeping, its dependents) are logged as the line."""
 
     def __init__(self, worker: PbmWorker) -> None:
         super().__init__()
@@ -312,10 +376,14 @@ class _OneLine(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
         if isinstance(error, redis.RedisError):
-            self.worker.redis_failure = explain(error)
-            return False
+            if "quitting" in str(record.msg):  # rq's "found an unhandled exception, quitting..."
+                self.worker.redis_failure = in_one_line(error)
+                return False
+            record.msg, record.args = f"{record.getMessage()}: {in_one_line(error)}", ()
+            record.exc_info = record.exc_text = None
+            return True
         if isinstance(record.args, tuple) and any(isinstance(arg, redis.RedisError) for arg in record.args):
-            record.args = tuple(explain(arg) if isinstance(arg, redis.RedisError) else arg for arg in record.args)
+            record.args = tuple(in_one_line(arg) if isinstance(arg, redis.RedisError) else arg for arg in record.args)
         return True
 
 

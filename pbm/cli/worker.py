@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import redis
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table as RichTable
 
@@ -43,24 +44,29 @@ def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool
     scheduler in a thread (deadlines and reminders, docs/clocks.md). At start, and every 10
     seconds in one of the running workers, it queues any work a crash lost.
     """
-    from workers.worker import make_worker
+    from workers.worker import in_one_line, make_worker
 
     client = server.connect()
     queue_client = server.connect_queues(client)
     for each in {id(client): client, id(queue_client): queue_client}.values():
         each.ping()  # a Redis that fails does so here, in one line, not inside rq (which warns and goes on)
-    runner = make_worker(queue_client, queues or QUEUES, recovering=not no_recover, log=client)
-    served = ", ".join(f"{QUEUE_WORK.get(queue, queue)} ({queue})" for queue in queues or QUEUES)
-    # On stdout: stderr stays the one line that says why a worker stopped (tests/test_redis_failures.py).
-    say(f"pbm worker: {served}, and the deadlines' scheduler, for the games in {server.describe()}"
-        + ("; it stops when the queues are empty" if burst else ""))
-    if not os.environ.get("PBM_ADMIN_TOKEN"):
-        say("warning: PBM_ADMIN_TOKEN is not set: a `pbm serve` started with this environment has its operator's API (/api/games) and console off")
-    if not no_recover:
-        queued = runner.recover_now()
-        if queued:
-            errors.print(f"recovered {len(queued)} lost job(s)", highlight=False)
-    runner.work(burst=burst, logging_level="INFO" if verbose else "WARNING")
+    # From here on a lost Redis is waited out (workers.worker); what still ends the worker (Redis
+    # refusing a command, or lost as the worker stops) is said with the step it came from.
+    try:
+        runner = make_worker(queue_client, queues or QUEUES, recovering=not no_recover, log=client)
+        served = ", ".join(f"{QUEUE_WORK.get(queue, queue)} ({queue})" for queue in queues or QUEUES)
+        # On stdout: stderr stays the one line that says why a worker stopped (tests/test_redis_failures.py).
+        say(f"pbm worker: {served}, and the deadlines' scheduler, for the games in {server.describe()}"
+            + ("; it stops when the queues are empty" if burst else ""))
+        if not os.environ.get("PBM_ADMIN_TOKEN"):
+            say("warning: PBM_ADMIN_TOKEN is not set: a `pbm serve` started with this environment has its operator's API (/api/games) and console off")
+        if not no_recover:
+            queued = runner.recover_now()
+            if queued:
+                errors.print(f"recovered {len(queued)} lost job(s)", highlight=False)
+        runner.work(burst=burst, logging_level="INFO" if verbose else "WARNING")
+    except redis.RedisError as error:
+        fail(in_one_line(error))
     if runner.redis_failure:
         fail(runner.redis_failure)
 

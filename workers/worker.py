@@ -41,7 +41,9 @@ from pathlib import Path
 
 import redis
 from rq import Queue, SimpleWorker
-from rq.exceptions import SchedulerNotFound, StopRequested
+from rq.exceptions import NoSuchJobError, SchedulerNotFound, StopRequested
+from rq.executions import Execution
+from rq.job import JobStatus
 from rq.scheduler import RQScheduler
 from rq.scripts import release_lock
 from rq.utils import as_text
@@ -306,9 +308,32 @@ class PbmWorker(SimpleWorker):
 
     def _maintain(self) -> None:
         super().run_maintenance_tasks()
+        self._retry_own_orphans()
         # Periodically: one worker per interval, whoever takes the lock.
         if self.recovering and self.connection.set(keys.RECOVERY_LOCK, self.name, nx=True, ex=RECOVERY_INTERVAL_S - 1):
             recover(self.log_connection or self.connection, self.connection)
+
+
+    def _retry_own_orphans(self) -> None:
+        """Jobs left "started" under this worker, which runs none between jobs: their end (done or
+        failed) was written to a Redis that lost it, a failover's old master, or not written at all
+        (rq logs a failure it could not record and goes on). Recovery trusts a job started by a
+        live worker, so such a turn waited until its execution's TTL ran out (the turn's timeout
+        and a minute). Marked expired here, rq's own cleanup of abandoned jobs takes them: retried
+        while retries last, else failed, which recovery queues again. A job that runs twice plays
+        once (execute_job)."""
+        for member in self.connection.smembers(self.executions_key):
+            execution = Execution.from_composite_key(as_text(member), self.connection)
+            try:
+                job = self.job_class.fetch(execution.job_id, connection=self.connection, serializer=self.serializer)
+            except NoSuchJobError:
+                job = None
+            if job is not None and job.get_status() == JobStatus.STARTED and job.worker_name == self.name:
+                self.log.warning("Worker %s: job %s was left started under this worker, its end lost with Redis: it is retried", self.name, job.id)
+                registry = job.started_job_registry
+                self.connection.zadd(registry.key, {execution.composite_key: 1}, xx=True)
+                registry.cleanup(exception_handlers=self._exc_handlers)
+            self.connection.srem(self.executions_key, member)
 
 
 def running_workers(connection) -> int:

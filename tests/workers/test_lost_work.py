@@ -21,7 +21,7 @@ from events.commands import Games
 from events.store import Store
 from workers.dispatch import AI_QUEUE, Dispatcher, turn_job_id
 from workers.recovery import process_alive
-from workers.worker import RECOVERY_BOUND_S, live_workers
+from workers.worker import RECOVERY_BOUND_S, live_workers, make_worker
 
 from tests.workers.test_rq import assert_played_once, run_worker
 
@@ -75,6 +75,31 @@ def test_a_worker_killed_right_after_its_pop_loses_no_turn(store: Store, cli_env
     assert Job.fetch(job_id, connection=store.redis).get_status() == JobStatus.QUEUED
     assert job_id in pbm_recover(cli_env)
     assert not Queue(AI_QUEUE, connection=store.redis).intermediate_queue.get_job_ids()  # no stale copy left
+    assert run_worker(cli_env, "--burst", "--no-recover").returncode == 0
+    assert games.table(game_id).outcome is not None
+    assert_played_once(store, game_id)
+
+
+def test_a_turn_whose_end_was_lost_with_redis_is_retried_by_its_own_worker(store: Store, cli_env) -> None:
+    """What a Sentinel failover's promoted replica can hold: a turn's start (status "started" under
+    a worker, its execution) but not its end, written to the old master only. The worker lives on,
+    idle, so recovery trusts the job; before, it waited out the execution's TTL (minutes). The
+    worker's next maintenance retries it instead, and the bots play the game to its end."""
+    games, game_id, job_id = bot_only_game(store, seed=24)
+    worker = make_worker(store.redis, recovering=False, scheduling=False)
+    worker.register_birth()
+    try:
+        job, _queue = worker.queue_class.dequeue_any(worker.queues, None, connection=worker.connection)
+        assert job.id == job_id
+        worker.prepare_execution(job)  # the start as SimpleWorker.execute_job writes it; then no end
+        worker.prepare_job_execution(job)
+        assert Job.fetch(job_id, connection=store.redis).get_status() == JobStatus.STARTED
+        assert job_id not in pbm_recover(cli_env)  # started by a live worker: trusted
+        worker.run_maintenance_tasks()
+        assert Job.fetch(job_id, connection=store.redis).get_status() == JobStatus.QUEUED
+        assert not store.redis.smembers(worker.executions_key)
+    finally:
+        worker.register_death()
     assert run_worker(cli_env, "--burst", "--no-recover").returncode == 0
     assert games.table(game_id).outcome is not None
     assert_played_once(store, game_id)

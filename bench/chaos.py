@@ -485,7 +485,13 @@ def worker_kills(
     """`games` bot-only games (random bots; kinds and sizes from `specs`) played by `pool` `pbm
     worker` processes, one of which (at work for WORKED_S at least) is SIGKILLed every `gap_s` and
     replaced, every other replacement with --no-recover (so the running workers' periodic recovery
-    is needed too). Games finished before `min_kills` kills are followed by as many more."""
+    is needed too). Games finished before `min_kills` kills are followed by as many more.
+
+    The kills come no faster than workers start on this machine now: the gap is at least the last
+    start measured (spawned to registered with rq). A quiet machine starts one in about a second,
+    so it still kills about every second; at a load of 20 a start took many seconds, and a kill
+    every second left the pool mostly starting (20 games did not finish in 200 s), a scenario of
+    its own rather than this one at a slower pace. `longest_start_s` is in the figures."""
     client = connect_to(env)
     store = Store(client)
     dispatching = Games(store, dispatch=Dispatcher(client))
@@ -500,8 +506,10 @@ def worker_kills(
     chooser = random.Random(seed)
     spawned = itertools.count()
     running = [start_worker(env, recovering=True) for _ in range(pool)]
+    spawned_at = {process.pid: time.monotonic() for process in running}
     kills = kills_while_busy = 0
     booted: dict[int, float] = {}  # pid -> when it was first seen registered with rq
+    last_start_s = longest_start_s = 0.0
     watch = Watch(client, game_ids)
     started = time.monotonic()
     next_kill = started + chooser.uniform(*gap_s)
@@ -513,11 +521,14 @@ def worker_kills(
                 # A fast machine finished them before the kills had begun: as many again.
                 watch.add(new_games(games))
             now = time.monotonic()
-            if now >= next_kill:
+            if now >= next_kill or any(process.pid not in booted for process in running):
                 states = {worker.pid: worker.get_state() for worker in Worker.all(connection=client)}
                 for process in running:
-                    if process.pid in states:
-                        booted.setdefault(process.pid, now)
+                    if process.pid in states and process.pid not in booted:
+                        booted[process.pid] = now
+                        last_start_s = now - spawned_at[process.pid]
+                        longest_start_s = max(longest_start_s, last_start_s)
+            if now >= next_kill:
                 ready = [process for process in running if now - booted.get(process.pid, now) >= WORKED_S]
                 if ready:
                     victim = chooser.choice(ready)
@@ -527,7 +538,8 @@ def worker_kills(
                     victim.wait()
                     kills += 1
                     running.append(start_worker(env, recovering=next(spawned) % 2 == 0))
-                    next_kill = now + chooser.uniform(*gap_s)
+                    spawned_at[running[-1].pid] = time.monotonic()
+                    next_kill = now + max(chooser.uniform(*gap_s), last_start_s)
             time.sleep(0.05)
     finally:
         for process in running:
@@ -541,6 +553,7 @@ def worker_kills(
         "kills": kills,
         "kills_while_busy": kills_while_busy,
         "longest_stall_s": round(watch.longest_stall, 1),
+        "longest_start_s": round(longest_start_s, 1),
         "longest_summary_wait_s": round(watch.longest_summary_wait, 1),
         "seconds": round(time.monotonic() - started, 1),
         "verified": verified(store, game_ids),

@@ -33,13 +33,13 @@ def test_a_reply_from_another_address_is_not_played_and_only_the_seat_is_told(di
     table = dispatching.table(game_id)
     move = table.legal_moves(0)[0]
     with mail_server(cli_env) as (port, lines):
-        with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
             client.send_message(sent_by(reply(turn["mail"], move), f"Bob <{BOB}>"))
         line = next_line(lines)
         assert line.endswith(f"mail-in: refused (game {game_id}, seat 0): its sender is not the seat's address (PBM_MAIL_SENDER_CHECK); answered"), line
         assert dispatching.store.length(game_id) == table.seq
         # Ann, from her own address, in other letters' case (a domain has none): played.
-        with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        with smtplib.SMTP("127.0.0.1", port, timeout=60) as client:
             client.send_message(sent_by(reply(turn["mail"], move), f"Ann <{ANN.upper()}>"))
         played = next_line(lines)
     assert played.endswith(f"mail-in: played (game {game_id}, seat 0): played at seq {table.seq}; answered"), played

@@ -299,6 +299,7 @@ def test_a_worker_waits_out_a_lost_redis_in_every_step_of_its_loop(step) -> None
 @pytest.mark.parametrize(
     ("marker", "step"),
     [
+        (b"PING", "first_ping"),  # a worker started during a failover, or still importing when it began
         (b"SETNAME", "_set_ip_address"),  # rq's __init__ names its connection: where workers ended at a Sentinel failover
         (b"pbm:recovery-lock", "_recover_at_start"),
         (b"rq:workers", "register_birth"),  # its transaction done, the reply lost: the name is then taken
@@ -306,7 +307,7 @@ def test_a_worker_waits_out_a_lost_redis_in_every_step_of_its_loop(step) -> None
         (b"rq:execution:", "prepare_execution"),  # a job's start, written and not heard of
         (b":dependents", "handle_job_success"),  # a job's end, after its move was played
     ],
-    ids=["naming its connection", "recovery at start", "registering", "subscribing", "starting a job", "ending a job"],
+    ids=["its first ping", "naming its connection", "recovery at start", "registering", "subscribing", "starting a job", "ending a job"],
 )
 def test_a_worker_waits_out_a_redis_lost_at_each_step_and_plays_on(tmp_path: Path, marker: bytes, step: str) -> None:
     """Redis goes away at exactly one step of a `pbm worker` (a relay passes the step's command to

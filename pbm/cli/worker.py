@@ -49,7 +49,7 @@ def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool
     client = server.connect()
     queue_client = server.connect_queues(client)
     for each in {id(client): client, id(queue_client): queue_client}.values():
-        each.ping()  # a Redis that fails does so here, in one line, not inside rq (which warns and goes on)
+        first_ping(each)
     # From here on a lost Redis is waited out (workers.worker); what still ends the worker (Redis
     # refusing a command, or lost as the worker stops) is said with the step it came from.
     try:
@@ -69,6 +69,30 @@ def worker(burst: bool, queues: tuple[str, ...], no_recover: bool, verbose: bool
         fail(in_one_line(error))
     if runner.redis_failure:
         fail(runner.redis_failure)
+
+
+START_WAIT_S = 30.0  # how long a worker tries at start for a Redis it cannot reach
+
+
+def first_ping(client) -> None:
+    """A Redis that fails at start does so here, in one line, not inside rq (which warns and goes
+    on). One that cannot be reached is tried again for START_WAIT_S first, saying so: a Sentinel
+    failover takes seconds, and a worker started meanwhile (or still importing when it began) must
+    not end for it; past that, the address is most likely wrong. A refused password or a missing
+    database is not tried again."""
+    from workers.worker import in_one_line
+
+    give_up, wait = time.monotonic() + START_WAIT_S, 1.0
+    while True:
+        try:
+            client.ping()
+            return
+        except (redis.ConnectionError, redis.TimeoutError) as error:
+            if isinstance(error, redis.AuthenticationError) or time.monotonic() + wait > give_up:
+                raise
+            errors.print(f"pbm worker: could not connect to Redis: {in_one_line(error)}; retrying in {wait:g} seconds", highlight=False, markup=False, soft_wrap=True)
+            time.sleep(wait)
+            wait = min(wait * 2, 8.0)
 
 
 @click.command(name="recover")

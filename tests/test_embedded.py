@@ -82,8 +82,12 @@ def modes(directory: Path) -> dict[str, int]:
 def test_the_data_directory_and_its_files_are_the_owners_only(embedded: EmbeddedRedis) -> None:
     games = Games(Store(embedded.client()))
     games.create("holly-oak", 3, seed=4)  # the append-only file now holds a secret seed
-    embedded.client().bgrewriteaof()  # and a rewrite of it
-    time.sleep(0.5)
+    client = embedded.client()
+    client.bgrewriteaof()  # and a rewrite of it, waited for (a loaded machine took longer than 0.5 s)
+    deadline = time.monotonic() + 60
+    while (persistence := client.info("persistence"))["aof_rewrite_in_progress"] or persistence["aof_rewrite_scheduled"]:
+        assert time.monotonic() < deadline, "the rewrite of the append-only file did not end"
+        time.sleep(0.05)
     found = modes(embedded.directory)
     assert "pbm.aof" in found and "redis.log" in found and "redis.conf" in found
     assert found.pop(".") == 0o700

@@ -49,7 +49,9 @@ def test_workers_play_every_bot_game_to_its_end_through_a_failover(redis_home) -
     """Two `pbm worker` processes on the Sentinels' master (PBM_MIN_REPLICAS=1): the master is
     killed while they play; they wait, find the promoted replica and play on, no restart. A worker
     busy with a job when Redis went used to end ("cannot reach ..."), and a Sentinel connection
-    left a reply unread at SIGTERM, so a stopped worker ended in "Wrong number of response items"."""
+    left a reply unread at SIGTERM, so a stopped worker ended in "Wrong number of response items".
+    Then a worker still starting ended (at its first ping, or rq's CLIENT SETNAME), and a turn
+    left "started" by the failover under a live worker held its game for minutes."""
     figures = failover.workers_through_failover(min_replicas=1, games=6)
     print(figures)
     assert figures["finished_before_the_kill"] < figures["games"], "the games ended before the kill"

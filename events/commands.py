@@ -541,10 +541,12 @@ class Games:
         try:
             appended = self.store.append(game_id, table.seq, raws, command_id, status, check, consume, follows)
         except Conflict as lost:
-            if lost.actual < table.seq:
+            if lost.actual < table.seq or lost.forked:
                 # A log shorter than this table: it lost events this table has (a Redis restarted
                 # from an append-only file that had not been written yet, docs/durability.md), or
-                # an import replaced it. Kept, the table would refuse every move as stale, for good.
+                # an import replaced it; or one as long whose last event is another (a failover's
+                # replica lacked this table's last event and got another since). Kept, the table
+                # would refuse every move as stale, for good.
                 self._tables.pop(game_id, None)
             raise
         if appended.duplicate:

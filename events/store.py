@@ -31,8 +31,10 @@ if TYPE_CHECKING:
 # (fired by another process, or cleared by its seat) appends nothing: {6}.
 # Returns {0, next seq, reach, forced_moves, orders} appended | {1, first, count} a known command
 # id (the first command's own events) | {2, current seq} conflict | {3} a game imported
-# unverified, never played | {6} order gone.
-# The success path costs four calls: XLEN, HSETNX (which is also the duplicate check), XADD, HSET.
+# unverified, never played | {6} order gone | {7, current seq} the right seq on another chain
+# (the first envelope's prev is not the hash of the log's last event): a conflict too.
+# The success path costs five calls: XLEN, XRANGE (the last event, for its hash), HSETNX (which is
+# also the duplicate check), XADD, HSET.
 # An append whose first envelope is already at the expected seq, byte for byte, is this very
 # append sent again (redis-py resends a command whose reply a dropped connection lost): answered
 # as a known command, never as a conflict the caller would retry on the state it made itself.
@@ -65,6 +67,14 @@ if first ~= tonumber(ARGV[1]) then
   return {2, first}
 end
 if consumed == 1 and redis.call('HEXISTS', KEYS[5], ARGV[#ARGV]) == 0 then return {6} end
+if first > 0 then
+  -- the first envelope's prev (its wire form's second-last 32 bytes) must be the hash of the log's
+  -- last event (the last 32 bytes of its wire form, events/envelope.py): a writer whose table holds
+  -- an event this log lacks (one a failed-over master had and its promoted replica never got) has
+  -- the right seq on the wrong chain, and is a conflict, never a fork sealed onto a lost event
+  local last = redis.call('XRANGE', KEYS[1], (first - 1) .. '-1', (first - 1) .. '-1')[1]
+  if last and string.sub(last[2][2], -32) ~= string.sub(ARGV[at + 1], -66, -35) then return {7, first} end
+end
 if command_id ~= '' then
   if redis.call('HSETNX', KEYS[2], command_id, first .. ':' .. own) == 0 then
     local seq, n = string.match(redis.call('HGET', KEYS[2], command_id), '(%d+):(%d+)')
@@ -113,10 +123,14 @@ return 1
 class Conflict(Exception):
     """The log moved on since the writer read it: nothing was appended."""
 
-    def __init__(self, game_id: str, expected: int, actual: int) -> None:
-        super().__init__(f"game {game_id} is at seq {actual}, not {expected}: someone moved first")
+    def __init__(self, game_id: str, expected: int, actual: int, forked: bool = False) -> None:
+        if forked:  # the writer's last event is not the log's: it read a log that was lost since
+            super().__init__(f"game {game_id}'s event at seq {actual - 1} is not the one this writer read: the log changed")
+        else:
+            super().__init__(f"game {game_id} is at seq {actual}, not {expected}: someone moved first")
         self.expected = expected
         self.actual = actual
+        self.forked = forked
 
 
 class NotPlayable(Exception):
@@ -270,6 +284,8 @@ class Store:
             raise NotPlayable(game_id, self.unverified(game_id) or "no reason kept")
         if reply[0] == 2:
             raise Conflict(game_id, expected_seq, reply[1])
+        if reply[0] == 7:
+            raise Conflict(game_id, expected_seq, reply[1], forked=True)
         if reply[0] == 1:
             return Appended(reply[1], reply[2], duplicate=True)
         if reply[0] == 6:

@@ -160,6 +160,32 @@ def test_a_move_expected_at_a_seq_the_log_lost_is_refused_once_and_the_table_for
     assert server.table_at(game_id, held.seq).seq == len(earlier.envelopes)  # forgotten: read again
 
 
+def test_a_move_expected_at_a_seq_the_log_has_on_another_chain_is_refused_and_the_table_forgotten(store: Store) -> None:
+    """A Sentinel failover's promoted replica may lack the old master's last event and get another
+    at its seq: a table held at exactly that seq is used unread, and its move was sealed onto the
+    lost event (a broken hash chain, bench/failover.py's workers run, 3 runs in 100). The append
+    refuses it (the log's last hash is not the move's prev) and the table is read again."""
+    from replays.archive import restore
+    from replays.log import from_store
+
+    server, other = Games(store), Games(store)
+    game_id = server.create("holly-oak", 3, seed=3)
+    play(server, game_id, 2)
+    earlier = from_store(store, game_id)
+    seat, _move = first_legal(server, game_id)
+    server.submit(game_id, seat, server.table(game_id).legal_moves(seat)[0])
+    held = server.table(game_id)  # the old master's last move, which the replica never got
+    restore(store.redis, earlier, replace=True, force=True)
+    other.submit(game_id, seat, other.table(game_id).legal_moves(seat)[-1])  # another, at that seq
+    truth = other.table(game_id)
+    assert truth.seq == held.seq and truth.events != held.events
+    with pytest.raises(Conflict, match="is not the one this writer read"):
+        server.submit(game_id, held.to_act[0], held.legal_moves(held.to_act[0])[0], expected_seq=held.seq)
+    assert store.length(game_id) == truth.seq
+    assert server.table_at(game_id, held.seq).events == truth.events  # forgotten: read again
+    assert server.submit(game_id, *first_legal(other, game_id), expected_seq=truth.seq).seq == truth.seq
+
+
 def test_unknown_game(games: Games) -> None:
     with pytest.raises(UnknownGame, match="no game 'nope'"):
         games.table("nope")

@@ -49,6 +49,22 @@ def test_stale_expected_seq_is_a_conflict_and_appends_nothing(store: Store, game
     assert store.length(game_id) == 1
 
 
+def test_the_right_seq_on_another_chain_is_a_conflict_and_appends_nothing(store: Store, game_id: str, redis_client) -> None:
+    """A failover's promoted replica may lack the old master's last event and have got another one
+    at its seq since: a writer still holding the lost one is at the right seq on the wrong chain.
+    Its move, sealed onto the lost event, is refused (it reads the log again), never appended."""
+    lost = sealed_bytes(game_id, 0, 4)  # the writer's chain: seq 2 as the old master had it
+    store.append(game_id, 0, lost[:3])
+    redis_client.delete(keys.log(game_id))  # the promoted replica's log: seq 2 is another event
+    kept = sealed_bytes(game_id, 0, 2) + [seal(game_id, 2, core.SeedRevealed(seed_hex(99)), decode(lost[1]).hash, actor=None, command=None, command_id=None, time_ms=2).encode()]
+    store.append(game_id, 0, kept)
+    with pytest.raises(Conflict, match="seq 2 is not the one this writer read"):
+        store.append(game_id, 3, lost[3:])
+    assert store.read_raw(game_id) == list(enumerate(kept))
+    on_the_log = seal(game_id, 3, core.SeedRevealed(seed_hex(3)), decode(kept[2]).hash, actor=None, command=None, command_id=None, time_ms=3)
+    assert store.append(game_id, 3, [on_the_log.encode()]).count == 1
+
+
 def test_a_repeated_command_id_appends_nothing_and_answers_the_first_result(store: Store, game_id: str) -> None:
     raw = sealed_bytes(game_id, 0, 5)
     store.append(game_id, 0, raw[:1])

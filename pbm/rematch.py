@@ -30,6 +30,7 @@ from events.people import People
 from events.rematch import Proposal, Rematches
 from events.seats import Seats
 from events.store import Conflict
+from pbm import seating
 
 NOT_OVER = "this game is not over: a rematch is offered once it is"
 NEVER_TAKEN = "seat {seat} was never taken: there is nobody to ask for a rematch"
@@ -139,17 +140,5 @@ def start(games: Games, seats: Seats, old_id: str, table: Table, new_id: str, bo
         contact = seats.contact(old_id, seat)
         if seat not in table.bots and contact.get("webhook"):
             seats.set_contact(new_id, rotated(seat, table.players), webhook=contact["webhook"], webhook_secret=contact.get("webhook_secret"))
-    notify(games, seats, new_id, [rotated(seat, table.players) for seat in deciders(table)])
+    seating.notify_seats(games, seats, new_id, [rotated(seat, table.players) for seat in deciders(table)], "rematch")
     return True
-
-
-def notify(games: Games, seats: Seats, game_id: str, people_seats: list[int]) -> None:
-    """Queue the rematch notice (pbm.mail.notify, kind "rematch") of each of these seats of the new
-    game that has a channel: its seat link and its person's page."""
-    enqueue = getattr(games.dispatch, "enqueue", None)  # the workers' Dispatcher; none in a shell without rq
-    if enqueue is None:
-        return
-    from workers.dispatch import notify_work
-
-    for seat in sorted(seats.reachable(game_id, people_seats)):
-        enqueue(notify_work(game_id, 0, seat, "rematch"))

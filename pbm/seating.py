@@ -1,6 +1,7 @@
-"""Who sits where, for the operator: a seat's fresh link, a seat handed to a bot or back. Shared
-by the web API and the CLI, so both do exactly the same; it writes through the command path and
-the seat store only, and never logs a token.
+"""Who sits where, for the operator: a seat's fresh link, a seat handed to a bot or back, the
+notices queued for new seats (an invitation, a rematch). Shared by the web API and the CLI, so both
+do exactly the same; it writes through the command path and the seat store only (and queues rq
+jobs of ids only), and never logs a token.
 """
 
 from __future__ import annotations
@@ -43,6 +44,19 @@ def names(seats: Seats, game_id: str, table: Table, viewer: int | None = None) -
     """How `viewer` (None: a spectator, a referee) reads the seats of `game_id`: their names from
     the seat store, the table's bots. One round trip."""
     return Names(tuple(seats.names([(game_id, table.players)])[game_id]), viewer=viewer, bots=frozenset(table.bots))
+
+
+def notify_seats(games: Games, seats: Seats, game_id: str, told: list[int], kind: str) -> None:
+    """Queue the `kind` notice (pbm.mail.notify) of each of these seats of `game_id` that has a
+    channel, at seq 0: a job of ids only, sent once however often it runs. Nothing without the
+    workers' Dispatcher (a shell without rq)."""
+    enqueue = getattr(games.dispatch, "enqueue", None)
+    if enqueue is None:
+        return
+    from workers.dispatch import notify_work
+
+    for seat in sorted(seats.reachable(game_id, told)):
+        enqueue(notify_work(game_id, 0, seat, kind))
 
 
 def check_seat(games: Games, game_id: str, seat: int) -> Table:

@@ -1,6 +1,6 @@
-"""Telling a seat: its turn, a reminder, a timeout, the game's end, a dispute the operator settled
-(its words and the audit, settled_message), a rematch begun (its new seat), or the answer to a move
-it mailed. It composes the seat's message from the log (its redacted report, its hand, its moves,
+"""Telling a seat: its invitation to a new game (by mail only), its turn, a reminder, a timeout,
+the game's end, a dispute the operator settled (its words and the audit, settled_message), a
+rematch begun (its new seat), or the answer to a move it mailed. It composes the seat's message from the log (its redacted report, its hand, its moves,
 its link, how to answer), sends it through the seat's channel (pbm.mail.outbox) and records the send before
 the job is acknowledged. It never writes the log, never logs a token, an address or a webhook URL,
 and never puts another seat's hidden cards in a message (it renders only this seat's view).
@@ -39,10 +39,12 @@ from pbm.result import result_text
 from pbm.view_text import moves_lines, view_lines
 
 log = logging.getLogger("pbm.mail.notify")
-KINDS = ("turn", "reminder", "timeout", "end", "dispute", "rematch")  # a dispute's note is its id (pbm.disputes)
+KINDS = ("invite", "turn", "reminder", "timeout", "end", "dispute", "rematch")  # a dispute's note is its id (pbm.disputes)
 
-# {you}: how the seat is addressed, its name (or "seat N" when it has none or shares it)
+# {you}: how the seat is addressed, its name (or "seat N" when it has none or shares it); {others}:
+# the other players; {site}: the server's public address
 HEADLINES = {
+    "invite": "{you}, the operator of {site} has invited you to {game}, with {others}.",
     "turn": "Your turn in {game}, {you}.",
     "reminder": "Reminder: {game} is waiting for your move, {you}.",
     "timeout": "Your time ran out in {game}, {you}: the autopilot moved for you.",
@@ -51,6 +53,7 @@ HEADLINES = {
 }
 # {title}: the game's name; {others}: the other players, by name ("Bob and Cy (bot)")
 SUBJECTS = {
+    "invite": "Invitation: {title} with {others} ({game_id})",
     "turn": "Your turn: {title} with {others} ({game_id})",
     "reminder": "Reminder, your turn: {title} with {others} ({game_id})",
     "timeout": "Timed out: {title} with {others} ({game_id})",
@@ -115,7 +118,7 @@ def tell(games: Games, game_id: str, seat: int, kind: str, seq: int, note: str =
         reach = Seats(games.store.redis).reach(game_id, seat)
     except SeatError as error:  # this worker's PBM_SECRET_KEY is not the server's
         raise outbox.SendFailed(str(error)) from None
-    if not reach.get("email") and not reach.get("webhook"):
+    if not reach.get("email") and (kind == "invite" or not reach.get("webhook")):  # an invitation is a mail
         log.info("notify %s: not sent, the seat has no channel", where)
         return False
     name = seating.names(Seats(games.store.redis), game_id, table, seat)
@@ -127,8 +130,9 @@ def tell(games: Games, game_id: str, seat: int, kind: str, seq: int, note: str =
     person_link, tz = person_of(games, game_id, seat)
     clock = games.table_with_clock(game_id)[1]
     due = clock.due_ms(seat) if clock.settings is not None and seat in table.to_act and seat not in table.bots else None
+    salts_due = clock.salts_due_ms(table.waiting_for_salts[0]) if table.waiting_for_salts else None
     message = compose(table, games.store.since_move(game_id, seat, table.seq - 1), game_id, seat, kind, note, reach.get("token"), person_link=person_link,
-                      notes=Orders(games.store).notes(game_id, seat), name=name, due_ms=due, tz=tz)
+                      notes=Orders(games.store).notes(game_id, seat), name=name, due_ms=due, tz=tz, salts_due_ms=salts_due)
     channel = deliver(reach, kind, message)
     record_sent(games, game_id, field)
     log.info("notify %s: sent by %s", where, channel)
@@ -153,6 +157,8 @@ def holds(table: Table, seat: int, kind: str, seq: int) -> bool:
         return table.outcome is not None
     if kind in ("timeout", "dispute", "rematch"):
         return True
+    if kind == "invite":
+        return table.outcome is None
     return table.outcome is None and table.seq == seq and seat in table.to_act
 
 
@@ -198,12 +204,14 @@ def compose(
     due_ms: int | None = None,
     tz: str | None = None,
     now: int | None = None,
+    salts_due_ms: int | None = None,
 ) -> dict[str, Any]:
     """The seat's message: subject, text and its HTML alternative (for mail) and payload (for a
     webhook), with its reply address. Only `seat`'s own view and redacted report go in. `name`:
     how `seat` reads the seats (seating.names); without it, by number. The payload's fields keep
     seat numbers. `due_ms`: the seat's deadline, told in its person's time zone `tz` (else UTC,
-    said so) as seen at `now` (default: the clock's now)."""
+    said so) as seen at `now` (default: the clock's now). While the opening deal waits for this
+    seat's salt, the message says so, and until `salts_due_ms` (None: the clock is paused)."""
     name = name or Names(viewer=seat, bots=frozenset(table.bots))
     you = Names(name.names, bots=name.bots)(seat)  # how the seat is addressed: its own name
     view = table.view(seat)
@@ -214,15 +222,22 @@ def compose(
     reply_to = None if token is None or over else outbox.answer_address(token)
     moves = view["legal_moves"]
     told, seed_facts = fair_dealing_apart(report)  # the payload keeps the report whole
-    lines = [headline or HEADLINES[kind].format(game=title, you=you)]
+    others = [name(other) for other in range(table.players) if other != seat]
+    others_text = " and ".join(others) if len(others) < 3 else ", ".join(others[:-1]) + " and " + others[-1]
+    written_ms = now_ms() if now is None else now
+    lines = [headline or HEADLINES[kind].format(game=title, you=you, others=others_text or "nobody else", site=seating.public_url())]
     if note:
         lines.append(note)
     if due_ms is not None and not over:
-        written_ms = now_ms() if now is None else now
         # A mail written late (a busy worker) may find the deadline passed: "was due ... ago".
         tense = "is" if due_ms >= written_ms else "was"
         lines.append(f"Your move {tense} due {times.when_text(due_ms, written_ms, tz)}." + ("" if tz else f" {NO_ZONE}"))
-    lines += ["", "Since your last move:" if told else "Nothing has happened since your last move."]
+    if seat in table.waiting_for_salts:
+        lines += salt_lines(salts_due_ms, written_ms, tz, reply_to is not None)
+    if kind == "invite":  # nobody has moved yet
+        lines += ["", "So far:"]
+    else:
+        lines += ["", "Since your last move:" if told else "Nothing has happened since your last move."]
     lines += [f"  {line}" for line in told]
     lines.append("")
     lines += view_lines({**view, "legal_moves": []}, game_id, table.bots, name=name, options=dict(table.started.options))
@@ -260,8 +275,6 @@ def compose(
                 "in the browser that opened the replay link (this address holds no secret; your link does),",
                 "or with your seat's token as a bearer token: GET /api/me/export.",
             ]
-    others = [name(other) for other in range(table.players) if other != seat]
-    others_text = " and ".join(others) if len(others) < 3 else ", ".join(others[:-1]) + " and " + others[-1]
     subject = SUBJECTS.get(kind, "{game_id}").format(game_id=game_id, title=table.game.title, others=others_text or "nobody else")
     if kind == "end" and table.outcome is not None:
         subject += f" ({result_text(view['game'], view['outcome'], view.get('loss') and name.text(view['loss']), name)})"
@@ -283,6 +296,23 @@ def compose(
     }
     return {"subject": subject, "text": "\n".join(lines) + "\n", "html": html_part(subject, lines, table.game.slug, view.get("hand")),
             "payload": payload, "reply_to": reply_to}
+
+
+def salt_lines(due_ms: int | None, now: int, tz: str | None, by_mail: bool) -> list[str]:
+    """What a seat the opening deal waits for is told: that it waits for their salt, how to give
+    it and until when (docs/fairness.md)."""
+    how = "on your page" + (", or by replying to this mail with `salt: ANY TEXT` on its first line" if by_mail else "")
+    if due_ms is None:
+        until = "The salts have no deadline yet: the game's clock is stopped (it starts once every seat is taken, or the operator resumes it)."
+    else:
+        until = (f"The cards are dealt once every salt is in, or {times.when_text(due_ms, now, tz)} at the latest"
+                 " (the server salts for a seat that sent none)." + ("" if tz else f" {NO_ZONE}"))
+    return [
+        "",
+        "The opening deal waits for your salt: any text, mixed with the secret seed the server committed to before any salt came in,",
+        f"so neither the server nor a player can choose the deal. Give it {how}.",
+        until,
+    ]
 
 
 def settled_message(games: Games, table: Table, game_id: str, seat: int, dispute_id: str, token: str | None, name: Names) -> dict[str, Any]:

@@ -92,10 +92,12 @@ def create_game(body: NewGame, request: Request, server: Server = Depends(admin)
     return create(server, base, body)
 
 
-def create(server: Server, base: str, body: NewGame, game_id: str | None = None) -> dict[str, Any]:
+def create(server: Server, base: str, body: NewGame, game_id: str | None = None, invite: bool = True) -> dict[str, Any]:
     """A new game as `body` asks (the API's, the console's and a rematch's one path): each human
-    seat's link, answered once, and the join link when seats are open. Everything is checked before
-    anything is written; under `game_id` (a rematch's), Conflict if that game exists, nothing written."""
+    seat's link, answered once, and the join link when seats are open; each invited person with an
+    e-mail address is sent an invitation (unless not `invite`: a rematch sends its own notice).
+    Everything is checked before anything is written; under `game_id` (a rematch's), Conflict if
+    that game exists, nothing written."""
     people, joins = server.people, server.joins
     if len(body.seats) != body.players:
         raise ApiError(422, f"seats: {len(body.seats)} given for {body.players} players")
@@ -118,7 +120,7 @@ def create(server: Server, base: str, body: NewGame, game_id: str | None = None)
                                   forced_moves=body.forced_moves, paused=bool(open_seats), salt_seats=salting if body.late_salts else ())
     if body.spectators:
         server.seats.open_to_spectators(game_id)
-    answered = []
+    answered, invited = [], []
     for seat, spec in enumerate(body.seats):
         if spec.open:
             answered.append({"seat": seat, "open": True})
@@ -133,9 +135,13 @@ def create(server: Server, base: str, body: NewGame, game_id: str | None = None)
         entry = {"seat": seat, "name": person.name if person else spec.name, "token": token, "url": seating.link(base, token)}
         if person:
             entry |= {"person": person.id, "person_url": people_ops.link(base, people.token(person.id))}
+            if person.email:
+                invited.append(seat)
         if webhook_secret:
             entry["webhook_secret"] = webhook_secret  # answered once, like the token
         answered.append(entry)
+    if invite:  # before the first turn's notice, which may follow at once (no late salts)
+        seating.notify_seats(server.games, server.seats, game_id, invited, "invite")
     if server.games.dispatch is not None and any(spec.email or spec.webhook or spec.person for spec in body.seats):
         # The create dispatched before the seats had channels and tokens: now the first turn's
         # notification can be queued (job ids are unique, so nothing else is queued twice).

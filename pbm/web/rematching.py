@@ -32,7 +32,7 @@ def asked(request: Request, server: Server, game_id: str, seat: int) -> rematch.
     base = server.base_url(request)
 
     def create(body: dict[str, Any], new_id: str) -> None:
-        operator.create(server, base, operator.NewGame.model_validate(body), game_id=new_id)
+        operator.create(server, base, operator.NewGame.model_validate(body), game_id=new_id, invite=False)  # its own notice tells them
 
     return rematch.ask(server.games, server.seats, server.people, Rematches(server.seats.redis), game_id, seat, create)
 

@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 import platformdirs
 import redis
 from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
+from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
 SOCKET_PATH_MAX = 107  # bytes: a unix socket's path must fit sockaddr_un.sun_path (108, NUL included)
@@ -74,6 +75,12 @@ SCHEMES = ("redis", "rediss", "unix")
 class RedisUnavailable(Exception):
     """Redis cannot do what pbm asked. The text is one line saying why and what to do, without
     the password; what was being written was written whole or not at all."""
+
+
+# Every way redis-py says Redis failed a command: its errors, and the Cluster client's own (no node
+# reachable, a slot no node covers), which are not RedisErrors. FAILURES adds pbm's own word for it.
+REDIS_ERRORS = (redis.RedisError, RedisClusterException)
+FAILURES = (*REDIS_ERRORS, RedisUnavailable)
 
 
 class NotReplicated(RedisUnavailable):
@@ -246,6 +253,8 @@ def explain(error: Exception, url: str | None = None) -> str:
     text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     if isinstance(error, RedisUnavailable):
         return str(error)
+    if isinstance(error, RedisClusterException):  # its text says what failed, in the cluster's words
+        return f"{where} (a Redis Cluster) failed a command: {text}"
     if isinstance(error, redis.OutOfMemoryError) or "OOM command not allowed" in text:
         return f"{where} is out of memory (maxmemory reached, eviction off): nothing was written; free memory or raise maxmemory"
     if isinstance(error, redis.ReadOnlyError) or "READONLY" in text:

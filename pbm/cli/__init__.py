@@ -20,7 +20,6 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import click
-import redis
 from rich.console import Console
 from rich.text import Text
 
@@ -114,11 +113,11 @@ class Cli(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except redis.RedisError as error:
+        except Exception as error:
             from events import server
 
-            fail(server.explain(error))
-        except Exception as error:
+            if isinstance(error, server.REDIS_ERRORS):  # redis-py's, and its Cluster client's own
+                fail(server.explain(error))
             if isinstance(error, expected_errors()):
                 fail(str(error))
             raise

@@ -19,7 +19,6 @@ from __future__ import annotations
 from functools import partial
 from typing import Annotated, Any
 
-import redis
 from fastapi import APIRouter, Depends, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
@@ -33,7 +32,7 @@ from pbm import clock_control, disputes, seating, turn_report
 from events.disputes import Disputes
 from events.orders import Orders
 from events.seats import NotASeat, OverAllowance, TokenCheck
-from events.server import RedisUnavailable
+from events.server import FAILURES
 from pbm.web.auth import SeatAccess, bearer, checked, me, move_check, refusal, token_of
 from pbm.web.context import current
 from pbm.web.errors import ApiError, JSONAnswer
@@ -166,7 +165,7 @@ def post_move(
         submitted = games.submit(access.game_id, seat, body.move, command_id(seat, idempotency_key), expected_seq, check=check)
     except (NotASeat, OverAllowance) as refused:
         raise refusal(refused, check) from None
-    except (redis.RedisError, RedisUnavailable):
+    except FAILURES:
         raise  # the check would wait on the same Redis again: a 503 tells nothing of the token
     except Exception:
         checked(check)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 
 import orjson
-import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
@@ -18,7 +17,7 @@ from starlette.exceptions import HTTPException
 import core
 from events.codec import DecodeError
 from events.commands import UnknownGame, UnreadableGame
-from events.server import NotReplicated, RedisUnavailable, explain
+from events.server import REDIS_ERRORS, NotReplicated, RedisUnavailable, explain
 from events.store import Conflict, NotPlayable
 
 log = logging.getLogger("pbm.web")
@@ -95,7 +94,8 @@ def install(app: FastAPI) -> None:
         log.warning("%s", failure)
         return error(503, str(failure), {"Retry-After": "1"})
 
-    app.add_exception_handler(redis.RedisError, store_down)
+    for failing in REDIS_ERRORS:
+        app.add_exception_handler(failing, store_down)
     app.add_exception_handler(RedisUnavailable, store_down)
     app.add_exception_handler(NotReplicated, not_replicated)
 

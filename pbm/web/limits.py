@@ -13,12 +13,12 @@ import time
 from collections.abc import Callable
 
 import attrs
-import redis
 from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from events import keys
 from events.limits import OverAllowance, window
+from events.server import REDIS_ERRORS
 from pbm.web.errors import ApiError, error
 
 
@@ -121,7 +121,7 @@ class Doors:
             except OverAllowance as over:
                 refused = too_many(over, "requests", "client address")
                 return await answer(send, refused.status, refused.message, refused.headers)
-            except redis.RedisError:
+            except REDIS_ERRORS:
                 pass
 
         async def watched(message: Message) -> None:
@@ -141,7 +141,7 @@ class Doors:
                 now = time.time()
                 self.blocked = {held: end for held, end in self.blocked.items() if end > now}
             self.blocked[address] = (number + 1) * wrong.window_s
-        except redis.RedisError:
+        except REDIS_ERRORS:
             pass
 
 

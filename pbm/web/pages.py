@@ -28,14 +28,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-import redis
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 import core
 from core.orders import MAX_ORDERS, is_order_text
-from events.server import RedisUnavailable, explain
+from events.server import FAILURES, explain
 from events import keys
 from events import orders as standing_orders
 from events.joining import open_seats_of
@@ -539,7 +538,7 @@ async def events(game_id: str, seat: int, request: Request) -> Response:
                             break  # its lease lapsed (Redis was away): the browser reconnects for a new one
                         renewed = loop.time()
                     seq = await run_in_threadpool(store.length, access.game_id)
-                except (redis.RedisError, RedisUnavailable) as failure:
+                except FAILURES as failure:
                     # The answer has begun: no 503 can be sent now. The stream ends, said in one line
                     # in the server's log; the browser reconnects and is answered then.
                     log.error("%s", explain(failure))
@@ -554,7 +553,7 @@ async def events(game_id: str, seat: int, request: Request) -> Response:
         finally:
             try:
                 streams.give_back(held, slot)  # here, not in the pool: a cancelled stream awaits nothing more
-            except (redis.RedisError, RedisUnavailable):
+            except FAILURES:
                 pass  # its lease ends by itself
 
     return secured(StreamingResponse(stream(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"}))

@@ -16,7 +16,6 @@ from typing import Annotated, Any
 import asyncio
 import logging
 
-import redis
 
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response, StreamingResponse
@@ -25,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictStr
 from starlette.concurrency import run_in_threadpool
 
 from events import keys
-from events.server import RedisUnavailable, explain
+from events.server import FAILURES, explain
 from pbm import clock_control
 from pbm import people as ops
 from pbm.web import seat_cookie
@@ -219,7 +218,7 @@ async def person_events(request: Request) -> Response:
         while loop.time() < end and not await request.is_disconnected():
             try:
                 seq = await run_in_threadpool(total)
-            except (redis.RedisError, RedisUnavailable) as failure:
+            except FAILURES as failure:
                 log.error("%s", explain(failure))  # the answer has begun: the stream ends, the browser reconnects
                 return
             if seq != last:

@@ -7,7 +7,11 @@ game's slot served by no node; and under the CLI."""
 from __future__ import annotations
 
 import logging
+import os
 import re
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -16,6 +20,7 @@ import redis
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from redis.exceptions import RedisClusterException
+from rq import Queue
 
 from bench.cluster import Cluster, redis_cluster
 from events import keys
@@ -106,3 +111,37 @@ def test_the_cli_on_a_cluster_with_no_node_left_says_so_in_one_line(killed, tmp_
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in result.output, result.output
     assert "Redis Cluster cannot be connected" in lines[0] and url in lines[0], lines
+
+
+def test_a_worker_on_a_cluster_that_fails_says_so_in_one_line(tmp_path) -> None:
+    """Started on a cluster with no node left, `pbm worker` exits with the one line; running when
+    it fails, each job that meets it is one line in its log, and the worker goes on."""
+    from rq import Worker
+
+    from workers.dispatch import AI_QUEUE, Dispatcher, Work
+
+    with redis_cluster(masters=3, replicas=0) as cluster:
+        queues = redis.Redis.from_url(cluster.start_queues())  # rq's Redis stays up: only the log's cluster fails
+        env = {**os.environ, **cluster.env(), "PBM_HOME": str(tmp_path)}
+        worker = subprocess.Popen([sys.executable, "-m", "pbm", "worker"], env=env, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 120
+            while not Worker.all(connection=queues):
+                assert time.monotonic() < deadline and worker.poll() is None, "the worker never started"
+                time.sleep(0.05)
+            for port in cluster.masters():
+                cluster.kill(port)
+            Dispatcher(queues).enqueue(Work(AI_QUEUE, "workers.jobs.take_turn", ("a-game", 0, 0), "pbm-turn-a-game-0-0"))
+            while Queue(AI_QUEUE, connection=queues).failed_job_registry.count == 0:
+                assert time.monotonic() < deadline and worker.poll() is None, "the job never failed"
+                time.sleep(0.05)
+            assert worker.poll() is None  # it goes on
+        finally:
+            worker.terminate()
+            _, running_log = worker.communicate(timeout=60)
+        started = subprocess.run([sys.executable, "-m", "pbm", "worker", "--burst"], env=env, capture_output=True, text=True, timeout=120)
+    failed = [line for line in running_log.splitlines() if "job pbm-turn-a-game-0-0" in line]
+    assert failed and all("Redis Cluster cannot be connected" in line for line in failed), running_log
+    assert "Traceback" not in running_log
+    assert started.returncode == 1 and len(started.stderr.strip().splitlines()) == 1, started.stderr
+    assert "Redis Cluster cannot be connected" in started.stderr

@@ -50,7 +50,7 @@ from rq.utils import as_text
 
 import core
 from events import keys, server
-from events.server import RedisUnavailable, explain
+from events.server import FAILURES, REDIS_ERRORS, explain
 from workers.dispatch import QUEUES
 from workers.recovery import POP_GRACE_S, process_alive, recover
 
@@ -118,7 +118,7 @@ class SchedulerThread(threading.Thread):
                 if scheduler.acquired_locks:
                     scheduler.enqueue_scheduled_jobs()
                 wait = SCHEDULER_INTERVAL_S
-            except redis.RedisError as error:
+            except REDIS_ERRORS as error:
                 # A Redis gone away (a restart, a failover): the worker's own loop waits it out and
                 # says so; the scheduler waits too, backing off, and goes on where it was.
                 self.failure = explain(error)
@@ -128,7 +128,7 @@ class SchedulerThread(threading.Thread):
         try:
             scheduler.release_locks()
             scheduler.register_death()
-        except redis.RedisError:
+        except REDIS_ERRORS:
             pass
 
     def _retry_locks(self) -> bool:
@@ -282,7 +282,7 @@ class PbmWorker(SimpleWorker):
     def handle_exception(self, job, *exc_info) -> None:
         # A job that fails on Redis (out of memory, a read-only replica...) is logged as the one
         # line that names the failure, not as a traceback of redis-py's internals.
-        if isinstance(exc_info[1], (redis.RedisError, RedisUnavailable)):
+        if isinstance(exc_info[1], FAILURES):  # a Cluster's own errors too (no node reachable...)
             self.log.error("Worker %s: job %s: %s", self.name, job.id, explain(exc_info[1]))
             return
         # An error that says all in its message (a notification's channel that failed: its
@@ -373,7 +373,7 @@ def origin(error: BaseException) -> str:
     steps: list[str] = []
     while error is not None:
         frames = [frame for frame in traceback.extract_tb(error.__traceback__) if not Path(frame.filename).is_relative_to(REDIS_PY)]
-        if isinstance(error, redis.RedisError) and frames:
+        if isinstance(error, REDIS_ERRORS) and frames:
             path = Path(frames[-1].filename)
             shown = next((path.relative_to(root) for root in SHOWN_FROM if path.is_relative_to(root)), Path(path.name))
             step = f"{frames[-1].name} ({shown}:{frames[-1].lineno})"
@@ -400,15 +400,15 @@ class _OneLine(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
-        if isinstance(error, redis.RedisError):
+        if isinstance(error, REDIS_ERRORS):
             if "quitting" in str(record.msg):  # rq's "found an unhandled exception, quitting..."
                 self.worker.redis_failure = in_one_line(error)
                 return False
             record.msg, record.args = f"{record.getMessage()}: {in_one_line(error)}", ()
             record.exc_info = record.exc_text = None
             return True
-        if isinstance(record.args, tuple) and any(isinstance(arg, redis.RedisError) for arg in record.args):
-            record.args = tuple(in_one_line(arg) if isinstance(arg, redis.RedisError) else arg for arg in record.args)
+        if isinstance(record.args, tuple) and any(isinstance(arg, REDIS_ERRORS) for arg in record.args):
+            record.args = tuple(in_one_line(arg) if isinstance(arg, REDIS_ERRORS) else arg for arg in record.args)
         return True
 
 

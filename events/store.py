@@ -321,7 +321,7 @@ class Store:
                 # A create sent again is answered 1 too, having written nothing: taken as known.
                 lambda reply: "known" if reply else None,
             )
-        except redis.RedisError:
+        except server.REDIS_ERRORS:
             self._unlist_if_absent(game_id)
             raise
         if not created:
@@ -347,7 +347,7 @@ class Store:
         try:
             if not self.redis.exists(keys.log(game_id)):
                 index.forget(self.redis, [game_id])
-        except redis.RedisError:
+        except server.REDIS_ERRORS:
             pass
 
     def _replicated(self, game_id: str, script: Any, script_keys: list[Any], args: list[Any], kind: Any) -> Any:

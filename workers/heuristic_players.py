@@ -59,9 +59,7 @@ def holly_oak(view: dict[str, Any], legal: list[str], rng: random.Random) -> str
     best, best_score = legal[0], None
     for text in legal:
         card = holly.card_of(text.split()[1])
-        after = holly.season_after(season, card)
-        counts_in = after if card.is_retreat else card.season
-        played = [*trick, holly.Played(me, card, counts_in)]
+        played, after = holly.played_into(trick, season, me, card)
         winning = holly.trick_winner(played, after).seat == me
         kings = sum(holly.KING_POINTS.get(str(p.card), 0) for p in played)
         strength = 0 if card.is_retreat else card.rank

@@ -276,6 +276,21 @@ def trick_winner(trick: Sequence[Played], season: Season) -> Played:
     return max((played for played in trick if played.season == season), key=strength)
 
 
+def played_into(trick: Sequence[Played], season: Season, seat: int, card: Card) -> tuple[tuple[Played, ...], Season]:
+    """The trick with `card` played into it by `seat`, and the season current then."""
+    after = season_after(season, card)
+    return (*trick, Played(seat, card, after if card.is_retreat else card.season)), after
+
+
+def beats(trick: Sequence[Played], season: Season, seat: int, card: Card) -> bool:
+    """Whether `card`, played by `seat` now, would be the trick's best card so far (any card
+    does, led into an empty trick; a card led out of turn, or that counts in a season other than
+    the one it leaves current, does not)."""
+    played, after = played_into(trick, season, seat, card)
+    mine = played[-1]
+    return mine.season == after and all(strength(other) < strength(mine) for other in trick if other.season == after)
+
+
 def round_points(state: State) -> tuple[int, ...]:
     bonus = NO_TRICK_BONUS[state.players]
     return tuple(

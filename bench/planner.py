@@ -5,22 +5,24 @@ itself (the bench fires orders with core.orders, the engine's own rule), never s
 seat's view, and does no I/O; never imported by pbm.
 
 How it plans: it asks the heuristic what it would play in the situations the game's conditions can
-tell apart, and leaves that as an order for each. Where the heuristic's choice hangs on what the
-conditions cannot see (the cards in a Holly Oak trick), it leaves an order only when one card is the
-heuristic's choice in most of the tricks it draws (`agreement`); else the seat is asked.
+tell apart, and leaves that as an order for each. In Holly Oak, whose choices hang on the trick's
+cards, it draws situations the seat cannot see and leaves the decision list of orders that plays
+the heuristic's card in each of them it covers (bench/waits.py counts how often a fired order
+played the heuristic's move).
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
 from core.games.holiday_board import rules as board
 from core.games.holidays import rules as holidays
+from core.games.holly_oak import conditions as holly_conditions
 from core.games.holly_oak import rules as holly
 from core.games.holly_oak.events import Season
 from core.games.tranquility import rules as tranquility
@@ -29,76 +31,138 @@ from workers.heuristic_players import bid_limit, holidays_player, holly_oak, tra
 
 Planner = Callable[[dict[str, Any], random.Random], list[str]]
 
-# Holly Oak: tricks drawn per (led, current) season to see how much the heuristic's card hangs on
-# the trick's other cards, and the share of them that must agree for an order to be left. Measured
-# (3 players, 60 seeds, planner vs heuristic win rate per seat-game, stops as a share of "asked"):
-# 0.6: 33% of stops, 21% vs 46% (30 seeds); 0.75: 40%, 26% vs 41%; 0.9: 49%, 31% vs 35%, within noise.
-SAMPLES = 24
-AGREEMENT = 0.9
-LEAD_RANKS = 2  # "I lead" orders per season: the best card, and the next once it is gone
+# Holly Oak: situations drawn per plan (the seat's coming turns: a lead, or a trick with other
+# seats' cards, in the hand as it is or with a card or two already played), and the seasons they
+# are drawn in, by how far from the season now (this one, the next, ...).
+SITUATIONS = 480
+SEASON_WEIGHTS = (4, 3, 1, 1)
+SHORT_BY = (0, 0, 1, 2, 3, 4, 6, 8)
+FIXED_TIES = SimpleNamespace(random=lambda: 0.0)  # the heuristic's tie-break, fixed: one choice per situation
 
 
-def holly_oak_orders(view: dict[str, Any], rng: random.Random, agreement: float = AGREEMENT) -> list[str]:
-    """Orders for the rest of the round: per current season, the cards the heuristic would lead
-    (its choice when leading hangs only on the hand, the season and whether it has a trick yet);
-    per led and current season, the card it would follow with in most tricks drawn."""
-    me, hand = view["seat"], list(view["hand"])
-    if not hand:
+def holly_oak_orders(view: dict[str, Any], rng: random.Random) -> list[str]:
+    """Orders for the rest of the round: a decision list, learned from the heuristic's own choices
+    in situations drawn from what the seat cannot see, whose first order to fire in each is the
+    heuristic's card there. Its conditions name everything that choice hangs on (whether the
+    seat leads, the season, which of its cards beat the trick, whether the trick holds a king,
+    whether the seat plays last and has won a trick), so an order fires only where the heuristic
+    would play its card (up to its random tie-breaks); where no order of the list fits, the seat
+    is asked."""
+    if not view["hand"]:
         return []
-    won = max(view["tricks_won"][me], 1)  # a seat that leads has mostly just won a trick
+    situations = drawn_situations(view, rng)
+    general = [*(f"{season.value} is current" for season in holly.SEASONS), "I lead", "the trick holds a king", "the trick holds no king", "I play last"]
+    if view["tricks_won"][view["seat"]] == 0:
+        general += ["I have won a trick", "I have won no trick"]
+    tests = [(atom, holly_conditions.parse_condition(atom)) for atom in general]
+    # Per condition (and per move: where it is legal, where it is the heuristic's choice), the
+    # situations it holds in, as bits.
+    holds: defaultdict[str, int] = defaultdict(int)
+    legal: defaultdict[str, int] = defaultdict(int)
+    chosen: defaultdict[str, int] = defaultdict(int)
+    for index, (supposed, moves, choice) in enumerate(situations):
+        bit = 1 << index
+        for atom, test in tests:
+            if holly_conditions.holds(test, supposed):
+                holds[atom] |= bit
+        for move in moves:
+            card = move.split()[1]
+            beats = holly_conditions.holds(holly_conditions.Beats(card, True), supposed)
+            holds[f"{card} {'beats' if beats else 'does not beat'} the trick"] |= bit
+            legal[move] |= bit
+        chosen[choice] |= bit
+    rules = []
+    for move in legal:
+        card = move.split()[1]
+        for when in conditions_for(card, general):
+            fits = legal[move]
+            for atom in when:
+                fits &= holds[atom]
+            if fits & chosen[move]:
+                rules.append((when, move, fits, fits & ~chosen[move]))
+    return decision_list(rules, (1 << len(situations)) - 1)
+
+
+def conditions_for(card: str, atoms: list[str]) -> list[tuple[str, ...]]:
+    """The conjunctions an order for `card` may hold: whether the seat leads or the card beats
+    the trick, the season, the trick's kings, playing last, a trick won."""
+    seasons = [atom for atom in atoms if atom.endswith("is current")]
+    won = [None, *(atom for atom in atoms if atom.startswith("I have won"))]
+    found = []
+    for base in (None, "I lead", f"{card} beats the trick", f"{card} does not beat the trick"):
+        leading = base == "I lead"
+        for season in seasons:
+            for kings in (None,) if leading else (None, "the trick holds a king", "the trick holds no king"):
+                for last in (None,) if leading else (None, "I play last"):
+                    for trick_won in won:
+                        found.append(tuple(atom for atom in (base, season, kings, last, trick_won) if atom is not None))
+    return found
+
+
+def decision_list(rules: list[tuple[tuple[str, ...], str, int, int]], remaining: int) -> list[str]:
+    """Orders, greedily: each time the rule (conditions, move, where it fits, where it fits but is
+    not the heuristic's choice) that plays the heuristic's card in most of the situations no order
+    before it fits, and in none of them another card; among equals the one with most conditions
+    (it fits fewer of the situations not drawn)."""
     orders = []
-    for season in holly.SEASONS:
-        cards = [f"play {card}" for card in map(str, holly.lead_options([holly.card_of(c) for c in hand], season))]
-        for _rank in range(LEAD_RANKS):
-            if len(cards) < 2:
-                break  # one card is a forced move, none is no lead
-            card = holly_oak(supposed(view, season, [], won), cards, rng)
-            orders.append(f"if I lead and {season.value} is current: {card}")
-            cards.remove(card)
-    seen = set(hand) | {played["card"] for played in view["trick"]}
-    pool = [card for card in holly.deck(len(view["scores"])) if str(card) not in seen]
-    for led in holly.SEASONS:
-        for current in (led, holly.next_season(led)):
-            legal = [f"play {c}" for c in holly.follow_options([holly.card_of(c) for c in hand], current)]
-            if len(legal) < 2:
-                continue
-            picks = Counter(
-                holly_oak(supposed(view, current, trick, view["tricks_won"][me]), legal, rng)
-                for trick in drawn_tricks(pool, led, current, me, len(view["scores"]), rng)
-            )
-            if picks:
-                card, count = picks.most_common(1)[0]
-                if count >= agreement * sum(picks.values()):
-                    orders.append(f"if {led.value} is led and {current.value} is current: {card}")
+    while len(orders) < MAX_ORDERS and remaining:
+        best = max(
+            (rule for rule in rules if not rule[3] & remaining),
+            key=lambda rule: ((rule[2] & remaining).bit_count(), len(rule[0])),
+            default=None,
+        )
+        if best is None or not best[2] & remaining:
+            break
+        when, move, fits, _wrong = best
+        orders.append(f"if {' and '.join(when)}: {move}" if when else f"next: {move}")
+        remaining &= ~fits
     return orders
 
 
-def supposed(view: dict[str, Any], season: Season, trick: list[dict[str, Any]], won: int) -> dict[str, Any]:
-    """The seat's view as it would be at a turn with this season and trick."""
-    tricks_won = list(view["tricks_won"])
-    tricks_won[view["seat"]] = won
-    return {**view, "season": season.value, "trick": trick, "tricks_won": tricks_won}
+def drawn_situations(view: dict[str, Any], rng: random.Random) -> list[tuple[dict[str, Any], list[str], str]]:
+    """Up to SITUATIONS turns of the seat with a choice, drawn from what it cannot see: the hand
+    as it is or a card or two short, a trick won by then or not, the season near this one, and a
+    lead or a trick of cards the seat has not seen. Each with its legal moves and the heuristic's
+    choice."""
+    me, players = view["seat"], len(view["scores"])
+    hand = [holly.card_of(card) for card in view["hand"]]
+    seen = set(view["hand"]) | {played["card"] for played in view["trick"]}
+    pool = [card for card in holly.deck(players) if str(card) not in seen]
+    now = holly.SEASONS.index(Season(view["season"]))
+    seasons = [holly.SEASONS[(now + step) % 4] for step in range(4)]
+    situations = []
+    for _draw in range(SITUATIONS):
+        held = rng.sample(hand, min(len(hand), max(2, len(hand) - rng.choice(SHORT_BY))))
+        won = view["tricks_won"][me] or rng.choice((0, 1))
+        led = rng.choices(seasons, SEASON_WEIGHTS)[0]
+        trick, season = drawn_trick(pool, led, me, players, rng.randrange(players), rng)
+        options = holly.follow_options(held, season) if trick else holly.lead_options(held, season)
+        if len(options) < 2:
+            continue  # one card is a forced move; none is no lead
+        legal = [f"play {card}" for card in options]
+        tricks_won = list(view["tricks_won"])
+        tricks_won[me] = won
+        supposed = {**view, "hand": holly.texts(held), "season": season.value, "trick": trick, "tricks_won": tricks_won}
+        situations.append((supposed, legal, holly_oak(supposed, legal, FIXED_TIES)))
+    return situations
 
 
-def drawn_tricks(pool: list[holly.Card], led: Season, current: Season, me: int, players: int, rng: random.Random) -> list[list[dict[str, Any]]]:
-    """Up to SAMPLES tricks of other seats' cards from `pool` (cards the seat has not seen), led in
-    `led`, that leave `current` the season when it is the seat's turn."""
+def drawn_trick(pool: list[holly.Card], led: Season, me: int, players: int, before: int, rng: random.Random) -> tuple[list[dict[str, Any]], Season]:
+    """A trick of `before` cards from `pool` (none: the seat leads in `led`), the first of them
+    led in `led`, as the view shows it, and the season current after them."""
     leads = [card for card in pool if card.season is led]
-    tricks: list[list[dict[str, Any]]] = []
-    for _attempt in range(SAMPLES * 8):
-        if len(tricks) >= SAMPLES or not leads:
-            break
-        before = rng.randrange(1, players)  # cards played before the seat's
-        first = rng.choice(leads)
-        rest = rng.sample([card for card in pool if card is not first], before - 1)
-        season, trick = led, []
-        for offset, card in enumerate([first, *rest]):
-            season = led if offset == 0 else holly.season_after(season, card)
-            counts_in = season if card.is_retreat else card.season
-            trick.append({"seat": (me - before + offset) % players, "card": str(card), "season": counts_in.value})
-        if season is current:
-            tricks.append(trick)
-    return tricks
+    if not before or not leads:
+        return [], led
+    first = rng.choice(leads)
+    cards = [first, *rng.sample([card for card in pool if card is not first], before - 1)]
+    played, season = (), led
+    for offset, card in enumerate(cards):
+        seat = (me - before + offset) % players
+        if offset == 0:
+            played = (holly.Played(seat, card, led),)
+        else:
+            played, season = holly.played_into(played, season, seat, card)
+    return [{"seat": p.seat, "card": str(p.card), "season": p.season.value} for p in played], season
 
 
 def holidays_orders(view: dict[str, Any], rng: random.Random) -> list[str]:

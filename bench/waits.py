@@ -13,7 +13,9 @@ one legal move, in mode "forced"; such a move that no order played, in mode "ord
 
 The win rate: per seed, two mixed games, the planner in the even seats and then in the odd ones,
 the heuristic in the others; a seat's share of a game's wins (a shared win is split), over its
-seat-games, with its binomial standard error. Games without a planner leave no orders.
+seat-games, with its binomial standard error. Games without a planner leave no orders. "as
+heuristic": the share of the orders fired (all seats planners) that played the move the heuristic
+would have played there itself (its ties broken that way).
 
     python bench/waits.py [--games N] [--game SLUG] [--players N]
 """
@@ -32,7 +34,7 @@ import attrs
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import core  # noqa: E402
-from bench.planner import PLANNERS  # noqa: E402
+from bench.planner import FIXED_TIES, PLANNERS  # noqa: E402
 from core.orders import Context, Order, forced_move, order_to_fire, parse_orders  # noqa: E402
 from workers import heuristics  # noqa: E402
 
@@ -44,6 +46,8 @@ class Played:
     moves: int
     stops: int
     wins: tuple[float, ...]  # per seat, its share of the win
+    fired: int = 0  # orders fired
+    agreed: int = 0  # of them, moves the heuristic would have played there itself
 
 
 def playout(slug: str, players: int, seed: int, mode: str, planners: Collection[int] = ()) -> Played:
@@ -57,7 +61,7 @@ def playout(slug: str, players: int, seed: int, mode: str, planners: Collection[
     def played_since(seat: int, seq: int) -> list[tuple[int, int, str]]:
         return [entry for entry in log if entry[0] >= seq and entry[1] != seat]
 
-    moves = stops = 0
+    moves = stops = fired_orders = agreed = 0
     while table.to_act and moves < MAX_MOVES:
         asked = False
         found = None if mode == "asked" else forced_move(table)
@@ -68,6 +72,8 @@ def playout(slug: str, players: int, seed: int, mode: str, planners: Collection[
             if fired is not None:
                 held[fired.seat].remove(fired.order)  # used once
                 found = fired.seat, fired.move
+                fired_orders += 1
+                agreed += heuristic_would(slug, table.view(fired.seat), table.legal_moves(fired.seat), fired.move)
         if found is None:
             seat = table.to_act[0]
             legal = table.legal_moves(seat)
@@ -84,7 +90,13 @@ def playout(slug: str, players: int, seed: int, mode: str, planners: Collection[
             held[seat] = parse_orders(texts, Context(table.game, players, seat, view), ids=[str(n) for n in range(len(texts))])
     outcome = table.outcome
     winners = () if outcome is None else outcome.winners
-    return Played(moves, stops, tuple(1 / len(winners) if s in winners else 0.0 for s in range(players)))
+    return Played(moves, stops, tuple(1 / len(winners) if s in winners else 0.0 for s in range(players)), fired_orders, agreed)
+
+
+def heuristic_would(slug: str, view: dict, legal: list[str], move: str) -> bool:
+    """Whether the heuristic plays `move` here, its ties broken that way (listed first, the
+    random tie-break fixed)."""
+    return heuristics.choose(slug, view, [move, *(other for other in legal if other != move)], FIXED_TIES) == move
 
 
 def win_rates(slug: str, players: int, seeds: range) -> tuple[float, float, float, float]:
@@ -111,7 +123,7 @@ def main() -> None:
     args = parser.parse_args()
     seeds = range(args.games)
     print(f"{args.games} seeds per row; stops per game; win rates per seat-game, +- one standard error")
-    print(f"{'game':<14} {'players':>7} {'asked':>7} {'forced':>7} {'orders':>7} {'forced/asked':>12} {'orders/asked':>12} {'planner wins':>13} {'heuristic wins':>14}")
+    print(f"{'game':<14} {'players':>7} {'asked':>7} {'forced':>7} {'orders':>7} {'forced/asked':>12} {'orders/asked':>12} {'as heuristic':>12} {'planner wins':>13} {'heuristic wins':>14}")
     for slug, game in core.GAMES.items():
         if args.game and slug != args.game:
             continue
@@ -120,7 +132,10 @@ def main() -> None:
                 continue
             both = [playout(slug, players, seed, "forced") for seed in seeds]
             asked, forced = sum(p.moves for p in both), sum(p.stops for p in both)
-            ordered = sum(playout(slug, players, seed, "orders", range(players)).stops for seed in seeds)
+            planned = [playout(slug, players, seed, "orders", range(players)) for seed in seeds]
+            ordered = sum(p.stops for p in planned)
+            fired = sum(p.fired for p in planned)
+            agreed = f"{sum(p.agreed for p in planned) / fired:.1%}" if fired else "-"
             if slug in PLANNERS:
                 p, p_se, q, q_se = win_rates(slug, players, seeds)
                 wins = f"{p:>6.0%} +-{p_se:>4.0%} {q:>7.0%} +-{q_se:>4.0%}"
@@ -129,7 +144,7 @@ def main() -> None:
             n = args.games
             print(
                 f"{slug:<14} {players:>7} {asked / n:>7.1f} {forced / n:>7.1f} {ordered / n:>7.1f} "
-                f"{forced / max(asked, 1):>12.0%} {ordered / max(asked, 1):>12.0%} {wins}",
+                f"{forced / max(asked, 1):>12.0%} {ordered / max(asked, 1):>12.0%} {agreed:>12} {wins}",
                 flush=True,
             )
 

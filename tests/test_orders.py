@@ -55,6 +55,30 @@ def test_an_order_fires_when_its_seat_is_to_act_and_is_used_once(games: Games, s
     assert not any("orders" in line for line in turn_report.since_last_move(games.table(game_id), envelopes, now))
 
 
+def test_holly_oaks_trick_conditions_fire_on_the_trick_as_it_is(games: Games, store: Store):
+    game_id = games.create("holly-oak", 3, seed=7)  # seat 1 leads 1Sp; seat 2 follows, seat 0 last
+    table = games.table(game_id)
+    assert to_act(table) == 2 and "play 9Sp" in table.legal_moves(2)
+    assert {"7Sp", "10Sp"} <= set(table.view(0)["hand"])
+    stored = leave(
+        games,
+        game_id,
+        0,
+        [
+            "if 7Sp beats the trick: play 7Sp",  # 9Sp is above it; it fires when seat 0 leads
+            "if 10Sp does not beat the trick: play 10Sp",
+            "if the trick holds a king: play 10Sp",  # 1Sp and 9Sp are not kings
+            "if 10Sp beats the trick and I play last and the trick holds no king and I have won no trick: play 10Sp",
+        ],
+    )
+    games.submit(game_id, 2, "play 9Sp", command_id="hand:1")
+    fired = [(env.actor, env.command, env.command_id) for env in store.read(game_id) if env.origin == "order"]
+    # 10Sp takes the trick; seat 0 leads the next one, into which any card that may lead beats.
+    assert fired == [(0, "play 10Sp", order_command_id(stored[3].id, table.seq + 1)), (0, "play 7Sp", order_command_id(stored[0].id, table.seq + 3))]
+    assert Orders(store).read(game_id, 0) == []  # the 10Sp orders are dropped: it left the hand
+    assert verify(Log(f"game {game_id}", store.read(game_id)), seed=7).ok
+
+
 def test_an_order_not_legal_now_is_skipped_and_kept(games: Games, store: Store):
     game_id = games.create("holly-oak", 3, seed=7)
     table = games.table(game_id)

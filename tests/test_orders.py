@@ -206,7 +206,7 @@ def random_orders(rng: random.Random, table: core.Table, seat: int) -> list[str]
     view = table.view(seat)
     moves = list(dict.fromkeys(view["legal_moves"] + [m for s in table.to_act for m in table.legal_moves(s)]))
     conditions = {
-        "holly-oak": ["Spring is led", "Winter is led", "Summer is current", "I lead"],
+        "holly-oak": ["Spring is led", "Winter is led", "Summer is current", "I lead", "10Wi beats the trick", "5Sp does not beat the trick", "the trick holds a king", "I play last", "I have won no trick"],
         "holidays": ["the destination is venice", "the destination is not cruise", "the value is at least 12", "the best set-off is below 15"],
         "holiday-board": ["the bid is above $1,000", "the bid is at most $2,000", "the minimum bid is at most $1,500"],
         "tranquility": ["the Start's discard is on", "the Start's discard is not on", "c3 is empty"],

@@ -283,9 +283,8 @@ def played_into(trick: Sequence[Played], season: Season, seat: int, card: Card) 
 
 
 def beats(trick: Sequence[Played], season: Season, seat: int, card: Card) -> bool:
-    """Whether `card`, played by `seat` now, would be the trick's best card so far (any card
-    does, led into an empty trick; a card led out of turn, or that counts in a season other than
-    the one it leaves current, does not)."""
+    """Whether `card`, played by `seat` now, would be the trick's best card so far: the highest
+    of the season current then (led into an empty trick, any card that may lead is)."""
     played, after = played_into(trick, season, seat, card)
     mine = played[-1]
     return mine.season == after and all(strength(other) < strength(mine) for other in trick if other.season == after)

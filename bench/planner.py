@@ -31,9 +31,12 @@ from workers.heuristic_players import bid_limit, holidays_player, holly_oak, tra
 
 Planner = Callable[[dict[str, Any], random.Random], list[str]]
 
-# Holly Oak: situations drawn per plan (the seat's coming turns: a lead, or a trick with other
-# seats' cards, in the hand as it is or with a card or two already played), and the seasons they
-# are drawn in, by how far from the season now (this one, the next, ...).
+# Holly Oak: situations drawn per plan (the seat's coming turns in this round: a lead, or a trick
+# with other seats' cards, in the hand as it is or with a few cards already played: SHORT_BY), and
+# the seasons they are drawn in, by how far from the season now (this one, the next, ...).
+# Measured (6 seeds, 3 players), the share of fired orders that played the heuristic's card: 240
+# draws, one or two cards short, an order's season optional: 85%; 480 draws, up to 8 short: 95%;
+# its season always named: 98%; the most specific order first among equals: 99%.
 SITUATIONS = 480
 SEASON_WEIGHTS = (4, 3, 1, 1)
 SHORT_BY = (0, 0, 1, 2, 3, 4, 6, 8)
@@ -45,9 +48,10 @@ def holly_oak_orders(view: dict[str, Any], rng: random.Random) -> list[str]:
     in situations drawn from what the seat cannot see, whose first order to fire in each is the
     heuristic's card there. Its conditions name everything that choice hangs on (whether the
     seat leads, the season, which of its cards beat the trick, whether the trick holds a king,
-    whether the seat plays last and has won a trick), so an order fires only where the heuristic
-    would play its card (up to its random tie-breaks); where no order of the list fits, the seat
-    is asked."""
+    whether the seat plays last and has won a trick), so in every situation drawn the order that
+    fires plays the heuristic's card (up to its random tie-breaks), or none fires and the seat is
+    asked. In a trick unlike any drawn (or whose kings are worth more than one point, which the
+    heuristic weighs) an order may play another card: bench/waits.py counts how often."""
     if not view["hand"]:
         return []
     situations = drawn_situations(view, rng)
@@ -121,7 +125,7 @@ def decision_list(rules: list[tuple[tuple[str, ...], str, int, int]], remaining:
 
 def drawn_situations(view: dict[str, Any], rng: random.Random) -> list[tuple[dict[str, Any], list[str], str]]:
     """Up to SITUATIONS turns of the seat with a choice, drawn from what it cannot see: the hand
-    as it is or a card or two short, a trick won by then or not, the season near this one, and a
+    as it is or a few cards short, a trick won by then or not, the season near this one, and a
     lead or a trick of cards the seat has not seen. Each with its legal moves and the heuristic's
     choice."""
     me, players = view["seat"], len(view["scores"])

@@ -27,6 +27,7 @@ import math
 import random
 import sys
 from collections.abc import Collection
+from typing import Any
 from pathlib import Path
 
 import attrs
@@ -93,7 +94,7 @@ def playout(slug: str, players: int, seed: int, mode: str, planners: Collection[
     return Played(moves, stops, tuple(1 / len(winners) if s in winners else 0.0 for s in range(players)), fired_orders, agreed)
 
 
-def heuristic_would(slug: str, view: dict, legal: list[str], move: str) -> bool:
+def heuristic_would(slug: str, view: dict[str, Any], legal: list[str], move: str) -> bool:
     """Whether the heuristic plays `move` here, its ties broken that way (listed first, the
     random tie-break fixed)."""
     return heuristics.choose(slug, view, [move, *(other for other in legal if other != move)], FIXED_TIES) == move

@@ -17,7 +17,7 @@ seat-games, with its binomial standard error. Games without a planner leave no o
 heuristic": the share of the orders fired (all seats planners) that played the move the heuristic
 would have played there itself (its ties broken that way).
 
-    python bench/waits.py [--games N] [--game SLUG] [--players N]
+    python bench/waits.py [--games N] [--first-seed N] [--game SLUG] [--players N]
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ import math
 import random
 import sys
 from collections.abc import Collection
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -121,9 +121,10 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20, help="seeds per game and player count")
     parser.add_argument("--game", choices=sorted(core.GAMES), help="only this game")
     parser.add_argument("--players", type=int, help="only this player count")
+    parser.add_argument("--first-seed", type=int, default=0, help="seeds from this one on (to add seeds to a run)")
     args = parser.parse_args()
-    seeds = range(args.games)
-    print(f"{args.games} seeds per row; stops per game; win rates per seat-game, +- one standard error")
+    seeds = range(args.first_seed, args.first_seed + args.games)
+    print(f"{args.games} seeds per row (from {args.first_seed}); stops per game; win rates per seat-game, +- one standard error")
     print(f"{'game':<14} {'players':>7} {'asked':>7} {'forced':>7} {'orders':>7} {'forced/asked':>12} {'orders/asked':>12} {'as heuristic':>12} {'planner wins':>13} {'heuristic wins':>14}")
     for slug, game in core.GAMES.items():
         if args.game and slug != args.game:

@@ -115,10 +115,20 @@ class Cluster:
         """The ports of the running nodes that say they are masters holding slots, in port order."""
         return sorted(port for port in self.servers if port != self.queues and self._role(port) == "master" and self._slots(port))
 
-    def replica_of(self, master: int) -> int:
-        """The port of a running replica of the master on `master`."""
+    def replica_of(self, master: int, wait_s: float = 30.0) -> int:
+        """The port of a running replica of the master on `master`, once the master's node table
+        shows one (after a failover the demoted master rejoins as the replica by gossip, a little
+        later than the promotion)."""
         master_id = self.node_id(master)
-        return next(int(node["port"]) for node in self.nodes(master).values() if node["master"] == master_id and int(node["port"]) in self.servers)
+        deadline = time.monotonic() + wait_s
+        while True:
+            ports = [int(node["port"]) for node in self.nodes(master).values() if node["master"] == master_id and int(node["port"]) in self.servers]
+            if ports or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        if not ports:
+            raise RuntimeError(f"the master on port {master} has no running replica after {wait_s:.0f} s")
+        return ports[0]
 
     def ready(self, port: int, known: int) -> bool:
         info = self.client(port).execute_command("CLUSTER", "INFO").decode()

@@ -254,7 +254,9 @@ def test_store_clocks_reads_only_the_envelopes_after_each_games_cached_clock(tim
     store.redis.set(keys.clock(second), b"not a cache entry")
     assert store.clocks([second]) == {second: clock_of(store, second)}
     # A log that does not decode is left out; the others are not.
-    store.append(second, store.length(second), [b"\xc1"])
+    # (\xc1 is no msgpack; its end links it to the log's last event, as the append checks)
+    last = store.read(second, store.length(second) - 1)[0].hash
+    store.append(second, store.length(second), [b"\xc1\xc4\x20" + last + b"\xc4\x20" + bytes(32)])
     assert store.clocks([first, second]) == {first: clock_of(store, first)}
 
 

@@ -116,7 +116,8 @@ def take_step(page, link) -> None:
     """Follow a step towards a move (a link carrying the choices so far) and wait until the page
     is drawn at it: in place by the page's script, or loaded afresh without JavaScript."""
     query = link.get_attribute("href").partition("?")[2]
-    link.click()
+    city = link.locator("circle.city")  # a city on the map: its dot, not its link's box (the label sits beside it)
+    (city if city.count() else link).click()
     page.locator(f'.steps[data-chosen="{query}"]').wait_for(timeout=TURN_MS)
 
 

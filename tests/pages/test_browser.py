@@ -561,15 +561,24 @@ def test_tranquility_places_an_island_by_card_then_cell_then_payment(browser, si
     JavaScript off the same links load the page at each step."""
     import random
 
+    from core.games.tranquility.moves import STEPS, placed
+    from core.menus import narrow
+
     created = new_game(site, "tranquility", [{"name": "Ann"}, {"name": "Bob"}], forced_moves="ask")
     tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
     chooser = random.Random(5)
     def ways_to_pay(legal: list[str]) -> dict[tuple[str, str], list[str]]:
+        """The placements that take all three steps: the card leaves more than a handful of moves
+        (else they are listed as they are, whatever the deal) and the cell leaves several payments."""
+        plays = [move for move in legal if placed(move)]
         paid: dict[tuple[str, str], list[str]] = {}
-        for move in legal:
+        for move in plays:
             if " discard " in move:
                 paid.setdefault(tuple(move.split()[1:3]), []).append(move)
-        return {at: moves for at, moves in paid.items() if len(moves) > 1}  # one way only: the cell plays it
+        def stepped(card: str, cell: str) -> bool:
+            at_card, at_cell = narrow(plays, STEPS, {"card": card}), narrow(plays, STEPS, {"card": card, "cell": cell})
+            return at_card.step is STEPS[1] and at_cell.step is STEPS[2]
+        return {at: moves for at, moves in paid.items() if len(moves) > 1 and stepped(*at)}
 
     for _ in range(80):  # free placements (then two-card discards) until a placement may be paid two ways
         seat = me(site, tokens[0])["view"]["to_act"][0]

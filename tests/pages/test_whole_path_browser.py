@@ -186,7 +186,9 @@ def rematch(asker: Person, accepter: Person, game_id: str) -> str:
     page.get_by_text("Everyone is in: the rematch has begun.").wait_for()
     page.screenshot(path=str(ARTIFACTS / f"path-rematch-{'js' if accepter.javascript else 'nojs'}.png"), full_page=True)
     page.get_by_role("link", name="Open your seat in the rematch").click()
-    page.wait_for_url(re.compile(rf".*/play/g/{SLUG}-[0-9a-f]+/{1 - accepter.seat}$"))
+    # The rematch's deal waits for salts too: with JavaScript the new page sends its own at once,
+    # and may be back (?note=, its "Your salt is in") before the first load is seen.
+    page.wait_for_url(re.compile(rf".*/play/g/{SLUG}-[0-9a-f]+/{1 - accepter.seat}(\?note=[^&#]+)?$"))
     assert page.locator("header.top .you").inner_text().startswith(f"you are {accepter.name}")
     return page.url.split("/play/g/")[1].split("/")[0]
 

@@ -148,16 +148,24 @@ class Disputes:
         return bool(written)
 
     @staticmethod
+    def listed(client: Any, game_id: str, disputes: Any) -> None:
+        """Name the game in keys.DISPUTED if any of `disputes` is open: before the transaction that
+        restores them (the index names too many, never too few), for the index lies in another slot
+        of a Cluster than the game's keys, and a transaction keeps to one."""
+        opened = [dispute.raised_ms for dispute in disputes if dispute.open]
+        if opened:
+            client.zadd(keys.DISPUTED, {game_id: min(opened)}, nx=True)
+
+    @staticmethod
     def restore(pipe: Any, game_id: str, disputes: Any) -> None:
-        """Queue on `pipe` (a transaction's) the writes that put `disputes`, read from a replay
-        file, beside the game's log, each as it was raised and settled; one the game holds already
-        (by its id) stays as it is, so an import adds and never loses a dispute."""
+        """Queue on `pipe` (a transaction's, on the game's keys only) the writes that put `disputes`,
+        read from a replay file, beside the game's log, each as it was raised and settled; one the
+        game holds already (by its id) stays as it is, so an import adds and never loses a dispute.
+        `listed` names the game in the index first."""
         for dispute in disputes:
             raised = {"id": dispute.id, "seat": dispute.seat, "seq": dispute.seq, "reason": dispute.reason, "raised_ms": dispute.raised_ms, "command": None}
             pipe.hsetnx(keys.disputes(game_id), dispute.id, json.dumps(raised))
-            if dispute.open:
-                pipe.zadd(keys.DISPUTED, {game_id: dispute.raised_ms}, nx=True)
-            else:
+            if not dispute.open:
                 pipe.hsetnx(keys.disputes(game_id), SETTLED + dispute.id, json.dumps({"note": dispute.note, "settled_ms": dispute.settled_ms}))
 
     def forget_if_settled(self, game_id: str) -> None:

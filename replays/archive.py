@@ -211,6 +211,7 @@ def restore(client: redis.Redis, log: Log, replace: bool = False, force: bool = 
     # Listed first, placed after (events.index: a crash between leaves an entry too many); a log
     # kept unverified is never played, so it is only listed.
     index.listed(client, game_id, created, bots=True, running=failure is None)
+    Disputes.listed(client, game_id, log.disputes)
     with client.pipeline(transaction=True) as pipe:
         # WATCH: a write to the game between this look and the import makes the transaction fail.
         pipe.watch(log_key, seed_key)

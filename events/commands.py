@@ -517,10 +517,11 @@ class Games:
             commands += forced_run(table, new_events, state)
         sealed, raws, follows = [], [], []
         seq, prev = table.seq, last_hash
+        time_ms = self.clock()  # one append, one time: the row's `since` is every event's
         for command in commands:
             if command is not commands[0]:
                 follows.append((command.command_id, seq, len(command.events)))
-            envelopes, wire = self._seal(game_id, seq, prev, command.events, command.seat, command.move, command.command_id, command.origin)
+            envelopes, wire = self._seal(game_id, seq, prev, command.events, command.seat, command.move, command.command_id, command.origin, time_ms)
             sealed += envelopes
             raws += wire
             seq, prev = seq + len(envelopes), envelopes[-1].hash
@@ -618,10 +619,11 @@ class Games:
             raise CommandIdReused(str(command_id), "handover of seats")
         return done
 
-    def _seal(self, game_id, seq, prev, events, seat, move, command_id, origin=None) -> tuple[list[Envelope], list[bytes]]:
-        """The events' envelopes, chained onto `prev`, and their wire forms (what the store appends)."""
+    def _seal(self, game_id, seq, prev, events, seat, move, command_id, origin=None, time_ms=None) -> tuple[list[Envelope], list[bytes]]:
+        """The events' envelopes, chained onto `prev`, and their wire forms (what the store appends),
+        stamped `time_ms` (the clock's now if None)."""
         sealed, raws = [], []
-        time_ms = self.clock()
+        time_ms = self.clock() if time_ms is None else time_ms
         # The reveal and the deal are the system's doing, even inside a seat's command.
         actor = seat if isinstance(seat, int) else None
         for offset, event in enumerate(events):

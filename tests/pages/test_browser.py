@@ -561,7 +561,7 @@ def test_tranquility_places_an_island_by_card_then_cell_then_payment(browser, si
     JavaScript off the same links load the page at each step."""
     import random
 
-    from core.games.tranquility.moves import STEPS, placed
+    from core.games.tranquility.moves import STEPS, card_of, cell_of, payment_of, placed
     from core.menus import narrow
 
     created = new_game(site, "tranquility", [{"name": "Ann"}, {"name": "Bob"}], forced_moves="ask")
@@ -573,8 +573,8 @@ def test_tranquility_places_an_island_by_card_then_cell_then_payment(browser, si
         plays = [move for move in legal if placed(move)]
         paid: dict[tuple[str, str], list[str]] = {}
         for move in plays:
-            if " discard " in move:
-                paid.setdefault(tuple(move.split()[1:3]), []).append(move)
+            if payment_of(move):
+                paid.setdefault((card_of(move), cell_of(move)), []).append(move)
         def stepped(card: str, cell: str) -> bool:
             at_card, at_cell = narrow(plays, STEPS, {"card": card}), narrow(plays, STEPS, {"card": card, "cell": cell})
             return at_card.step is STEPS[1] and at_cell.step is STEPS[2]

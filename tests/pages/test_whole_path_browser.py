@@ -27,6 +27,12 @@ TURNS = 6  # then nobody bids, which ends the game: some ten moves in all
 TOKEN_FREE = r"/admin(/.*)?|/me|/play/g/[a-z0-9-]+/[01](\?.*)?|/join/g/[a-z0-9-]+"  # the addresses a page may show
 
 
+def seat_page(game: str, seat: str) -> re.Pattern[str]:
+    """A seat's page (`game`, `seat`: patterns), or that page back from the salt its script sent at
+    once (?note=<id>, "Your salt is in"): with JavaScript that may come before the first load is seen."""
+    return re.compile(rf".*/play/g/{game}/{seat}(\?note=[A-Za-z0-9_-]{{16}})?$")
+
+
 @attrs.define(eq=False)
 class Person:
     """One player in a browser of their own: their page (the tab), name and seat."""
@@ -58,7 +64,7 @@ class Person:
     def to_seat(self, game_id: str):
         """From their page to their seat's page in the game, by its link."""
         self.page.get_by_role("link", name=re.compile(rf"\({game_id}\), seat")).click()
-        self.page.wait_for_url(re.compile(rf".*/play/g/{game_id}/[01](\?note=.*)?$"))  # a note: the salt the script gave
+        self.page.wait_for_url(seat_page(re.escape(game_id), "[01]"))
         return self.page
 
 
@@ -186,9 +192,7 @@ def rematch(asker: Person, accepter: Person, game_id: str) -> str:
     page.get_by_text("Everyone is in: the rematch has begun.").wait_for()
     page.screenshot(path=str(ARTIFACTS / f"path-rematch-{'js' if accepter.javascript else 'nojs'}.png"), full_page=True)
     page.get_by_role("link", name="Open your seat in the rematch").click()
-    # The rematch's deal waits for salts too: with JavaScript the new page sends its own at once,
-    # and may be back (?note=, its "Your salt is in") before the first load is seen.
-    page.wait_for_url(re.compile(rf".*/play/g/{SLUG}-[0-9a-f]+/{1 - accepter.seat}(\?note=[^&#]+)?$"))
+    page.wait_for_url(seat_page(rf"{SLUG}-[0-9a-f]+", str(1 - accepter.seat)))  # the rematch's deal waits for salts too
     assert page.locator("header.top .you").inner_text().startswith(f"you are {accepter.name}")
     return page.url.split("/play/g/")[1].split("/")[0]
 

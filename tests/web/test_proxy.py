@@ -286,6 +286,9 @@ def test_a_whole_game_through_nginx_before_two_replicas_with_a_page_live_on_the_
     assert moves > 100  # a whole game: 44 cards a round, rounds until the end
     streamed, moved = streaming.read_text(), other.read_text()
     assert moved.count('"POST /api/me/moves HTTP/1.1" 200') > moves // 2, "the replica without the stream played few of the moves"
-    assert "127.0.0.2:" in moved and "127.0.0.2:" in streamed  # the address nginx saw, not its own
+    # The address nginx saw, not its own (the page's requests come from 127.0.0.1 like nginx's, and
+    # whether any request of 127.0.0.2 reached the streaming replica before its stream opened is
+    # nginx's choice, so only the replica that played the moves can show it).
+    assert "127.0.0.2:" in moved
     for text in (streamed, moved):
         assert not any(token.rsplit(".", 1)[1] in text for token in tokens)

@@ -488,10 +488,14 @@ def test_orders_left_through_plan_ahead_fire_at_the_seats_turn(browser, site, re
         (mover,) = views[0]["to_act"]
         planner = next(s for s in created["seats"] if s["seat"] == (mover + 1) % 3)  # the last of the first trick (1Sp led at creation)
         seat, hand = planner["seat"], views[planner["seat"]]["hand"]
-        # A planner with one spade to follow the lead would have it played as a forced move (in
-        # the mover's append), before any order could fire: take a deal where it has a choice.
-        if sum(card.endswith("Sp") for card in hand) != 1:
+        # Take a deal where the mover is second in the trick (the second seat with one spade to
+        # follow would have played it as a forced move at creation, leaving the trick's last to
+        # act, and the planner would be its leader) and the planner has a choice (with one spade,
+        # its card would be played as a forced move in the mover's append, before an order fires).
+        if len(views[0]["trick"]) == 1 and sum(card.endswith("Sp") for card in hand) != 1:
             break
+    else:
+        pytest.fail("20 deals in a row had no choice for the planner")
     context = browser.new_context(java_script_enabled=javascript, viewport={"width": 1100, "height": 900})
     page = context.new_page()
     page.goto(planner["url"])

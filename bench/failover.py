@@ -320,6 +320,9 @@ def failover(min_replicas: int, writers: int = 4, games_each: int = 6, lag_s: fl
             "answered_after_it": sum(answer["answered_after_not_replicated"] for answer in answers.values()),
             "other_errors": sum(answer["errors"] for answer in answers.values()),
             "conflicts": sum(answer["conflicts"] for answer in answers.values()),
+            # Writers that played all their games before they were told to stop: too few games
+            # for the stream to last through the failover (the figures after it then say nothing).
+            "writers_out_of_moves": sum(answer["out_of_moves"] for answer in answers.values()),
             "failover_s": round(failover_s, 2),
             "rejoined_s": round(rejoined_s, 2),
             "longest_stall_s": round(max(gaps, default=0.0), 2),
@@ -386,7 +389,8 @@ def _play(url: str, game_ids: list[str], scripts: dict, tokens: dict, stop) -> d
         if stop.is_set():
             break
     connection.close()
-    return {"acked": acked, "not_replicated": not_replicated, "answered_after_not_replicated": answered, "errors": errors, "conflicts": conflicts}
+    return {"acked": acked, "not_replicated": not_replicated, "answered_after_not_replicated": answered, "errors": errors, "conflicts": conflicts,
+            "out_of_moves": not stop.is_set()}
 
 
 def workers_through_failover(min_replicas: int = 1, games: int = 8, workers: int = 2, moves_first: int = 40, limit_s: float = 60.0) -> dict[str, Any]:

@@ -27,6 +27,7 @@ ON = pytest.mark.parametrize("cluster", [False, True], ids=["sentinel", "cluster
 def test_with_min_replicas_1_a_failover_loses_no_acknowledged_move(redis_home, cluster: bool) -> None:
     figures = failover.failover(min_replicas=1, games_each=4, cluster=cluster)
     print(figures)
+    assert figures["writers_out_of_moves"] == 0, "a writer played all its games before the failover was over"
     assert figures["lost"] == figures["duplicated"] == 0
     assert figures["acknowledged"] == figures["logged"] - figures["unacknowledged"] > 0
     assert figures["verified"] == figures["games"] > 0
@@ -37,8 +38,10 @@ def test_with_min_replicas_1_a_failover_loses_no_acknowledged_move(redis_home, c
 
 @ON
 def test_without_min_replicas_a_failover_loses_what_the_replica_lacked(redis_home, cluster: bool) -> None:
-    figures = failover.failover(min_replicas=0, games_each=4, cluster=cluster)
+    # Unwaited moves go fast: games enough that no writer runs out before the failover is over.
+    figures = failover.failover(min_replicas=0, games_each=12, cluster=cluster)
     print(figures)  # what was lost is the finding, not a failure: the replica never had it
+    assert figures["writers_out_of_moves"] == 0, "a writer played all its games before the failover was over"
     assert figures["may_or_may_not_503"] == 0  # nothing waits for a replica
     assert figures["duplicated"] == 0
     assert figures["verified"] == figures["games"] > 0  # a log that lost its tail is still whole

@@ -19,7 +19,7 @@ from core.games.holiday_board.board import Board, load_board
 from core.games.holiday_board.moves import bid_offers
 from core.games.holly_oak.rules import KING_POINTS
 from pbm.view_text import HOLIDAYS_PHASES
-from pbm.web.map_labels import place_labels
+from pbm.web.map_layout import Layout, lay_out
 
 # ---------------------------------------------------------------------------------------------
 # Legal moves grouped by their first word: "play 7Su" -> {"play": [["7Su"]]}.
@@ -185,32 +185,35 @@ def holidays(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, A
 
 # ---------------------------------------------------------------------------------------------
 # Holiday!: the board is drawn as a schematic world map. The shipped board's cities have places
-# here (roughly where they are on a globe, Europe spread out so its names fit); a custom board's
-# other cities stand on a ring around the middle.
+# here: first put by hand roughly where they are on a globe, then each moved (by a search,
+# simulated annealing: 43 units on average, keeping their order west to east and north to south
+# but that Madrid went east of Abi Djan and Copenhagen east of Athens) until every label has a side
+# clear of every route (map_layout.lay_out; tests/pages/test_map_layout.py fails if a route crosses
+# one). A custom board's cities stand on a ring around the middle.
 
 MAP_WIDTH, MAP_HEIGHT = 1000, 560
 PLACES = {
-    "honolulu": (60, 250),
-    "mexico-city": (175, 230),
-    "montego-bay": (275, 160),
-    "lima": (250, 390),
-    "rio-de-janeiro": (370, 450),
-    "london": (410, 72),
-    "paris": (445, 145),
-    "madrid": (385, 215),
-    "copenhagen": (540, 40),
-    "rome": (520, 190),
-    "abi-djan": (430, 360),
-    "athens": (585, 250),
-    "istanbul": (630, 165),
-    "moscow": (670, 60),
-    "cairo": (560, 330),
-    "jerusalem": (660, 285),
-    "nairobi": (620, 440),
-    "delhi": (760, 220),
-    "singapore": (800, 400),
-    "hong-kong": (880, 280),
-    "tokyo": (945, 160),
+    "honolulu": (155, 314),
+    "mexico-city": (156, 206),
+    "montego-bay": (288, 142),
+    "lima": (198, 414),
+    "rio-de-janeiro": (310, 435),
+    "london": (424, 83),
+    "paris": (420, 161),
+    "madrid": (405, 252),
+    "copenhagen": (576, 25),
+    "rome": (528, 208),
+    "abi-djan": (367, 381),
+    "athens": (544, 303),
+    "istanbul": (609, 154),
+    "moscow": (667, 53),
+    "cairo": (594, 331),
+    "jerusalem": (597, 268),
+    "nairobi": (667, 467),
+    "delhi": (805, 232),
+    "singapore": (738, 407),
+    "hong-kong": (851, 285),
+    "tokyo": (970, 171),
 }
 
 
@@ -223,13 +226,12 @@ def city_places(board: Board) -> dict[str, tuple[int, int]]:
     return places
 
 
-@functools.lru_cache(maxsize=64)  # a board's labels for each place of the plane, worked out once
-def map_labels(board: Board, plane_city: str | None) -> dict[str, Any]:
-    """Each city's label (map_labels.Label), placed clear of the plane over `plane_city`."""
-    places = city_places(board)
-    links = [(places[city.slug], places[other]) for city in board.cities for other in city.links if city.slug < other]
-    names = {city.slug: city.name for city in board.cities}
-    return place_labels(places, names, links, places[plane_city] if plane_city else None, (MAP_WIDTH, MAP_HEIGHT))
+@functools.lru_cache(maxsize=64)  # a board's map, worked out once: the plane flying moves nothing
+def map_layout(board: Board) -> Layout:
+    """The board's city labels and route curves (map_layout.lay_out)."""
+    links = sorted({tuple(sorted((city.slug, other))) for city in board.cities for other in city.links})
+    world = all(city.slug in PLACES for city in board.cities)  # a custom board's ring is not the globe
+    return lay_out(city_places(board), {city.slug: city.name for city in board.cities}, links, (MAP_WIDTH, MAP_HEIGHT), wraps=world)
 
 
 def holiday_board(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
@@ -249,15 +251,14 @@ def holiday_board(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[s
     places = city_places(board)
     reachable = set(view["destinations"]) if view["phase"] in ("bidding", "flying") else set()
     in_hand = {board.card_by_id[card].city for card in view["hand"]}
-    links = sorted({tuple(sorted((city.slug, other))) for city in board.cities for other in city.links})
-    labels = map_labels(board, view["city"])
+    layout = map_layout(board)
     cities = [
         {
             "slug": city.slug,
             "name": city.name,
             "x": places[city.slug][0],
             "y": places[city.slug][1],
-            "label": labels[city.slug],
+            "label": layout.labels[city.slug],
             "here": city.slug == view["city"],
             "reachable": city.slug in reachable,
             "yours": city.slug in in_hand,
@@ -271,8 +272,7 @@ def holiday_board(view: Mapping[str, Any], options: Mapping[str, Any]) -> dict[s
         "width": MAP_WIDTH,
         "height": MAP_HEIGHT,
         "cities": cities,
-        "links": [(places[a], places[b], view["city"] in (a, b)) for a, b in links],
-        "plane": places.get(view["city"]) if view["city"] else None,
+        "routes": [(route, " – ".join(board.city_name(end) for end in route.ends), view["city"] in route.ends) for route in layout.routes],
         "city_name": board.city_name(view["city"]) if view["city"] else None,
         "days": [(day, day == today) for day in days],
         "today": today,

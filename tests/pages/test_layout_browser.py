@@ -60,7 +60,8 @@ MEASURE = """() => {
     if (box.height < 43.5 && !el.closest("p, li, td, footer")) small.push(name(el) + " " + Math.round(box.width) + "x" + Math.round(box.height));
   }
   // Holiday!'s map labels as drawn (their real boxes, in the map's units): none under the plane,
-  // on another label or past the map.
+  // on another label, on a route (its points every 2 units, widened by half its stroke) or past
+  // the map.
   const labels = [];
   for (const map of document.querySelectorAll("svg.map")) {
     const edge = map.viewBox.baseVal;
@@ -72,6 +73,18 @@ MEASURE = """() => {
       if (box.x < edge.x || box.y < edge.y || box.x + box.width > edge.x + edge.width || box.y + box.height > edge.y + edge.height) labels.push(text + " past the map");
       texts.slice(i + 1).forEach(([other, its]) => { if (meet(box, its)) labels.push(text + " on " + other); });
     });
+    for (const route of map.querySelectorAll("path.link")) {
+      const half = parseFloat(getComputedStyle(route).strokeWidth) / 2, length = route.getTotalLength();
+      for (const [text, box] of texts) {
+        for (let at = 0; at <= length; at += 2) {
+          const {x, y} = route.getPointAtLength(at);
+          if (x > box.x - half && x < box.x + box.width + half && y > box.y - half && y < box.y + box.height + half) {
+            labels.push(text + " on the route " + route.dataset.between);
+            break;
+          }
+        }
+      }
+    }
   }
   return {scrollWidth: document.scrollingElement.scrollWidth, innerWidth: width, over: over.slice(0, 10), small: small.slice(0, 10), labels};
 }"""
@@ -79,7 +92,7 @@ MEASURE = """() => {
 
 def problems(page, where: str, size: str) -> list[str]:
     """What is wrong with the page at this size: sideways scroll, an element past the right edge,
-    on a phone a tap target too small, a map label under the plane or on another."""
+    on a phone a tap target too small, a map label under the plane, on another or on a route."""
     found = page.evaluate(MEASURE)
     wrong = []
     if found["scrollWidth"] > found["innerWidth"]:

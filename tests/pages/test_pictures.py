@@ -87,7 +87,9 @@ def test_holiday_board_map_draws_every_city_and_link_of_a_custom_board():
     )
     table = core.new_table("holiday-board", players=2, seed=1, options={"board": board})
     html = page_of(table, 0)
-    assert html.count('<line class="link') == 3
+    assert html.count('<path class="link') == 3
+    for between in ("Aa – Bb", "Aa – Cc", "Bb – Cc"):
+        assert f'data-between="{between}"' in html
     for name in ("Aa", "Bb", "Cc"):
         assert f">{name}</text>" in html
 

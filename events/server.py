@@ -383,8 +383,9 @@ class EmbeddedRedis:
             title = Path(f"/proc/{pid}/cmdline").read_bytes() if pid else b""
         except OSError:
             return False
-        # redis-server retitles itself "<path>/redis-server unixsocket:<socket>"
-        if b"redis-server" not in title or os.fsencode(self.socket) not in title:
+        # redis-server retitles itself "<path>/redis-server unixsocket:<socket>" a moment after it
+        # starts as "<path>/redis-server <config>"
+        if b"redis-server" not in title or not (os.fsencode(self.socket) in title or os.fsencode(self.config) in title):
             return False  # not ours (a pid reused by another process), or no /proc to tell
         os.kill(pid, signal.SIGTERM)
         return True

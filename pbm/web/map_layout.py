@@ -180,9 +180,9 @@ def lay_out(
     (`links`, drawn straight) that it can (search() takes the first combination that fits, then
     each label moves to a side crossing fewer where one is free); then each route takes the least
     bent curve that crosses no label and no city it does not end at; on a map that `wraps` (a map of
-    the world) a route shorter across its left and right edges goes that way. A board too crowded for that
-    (a custom one: the search gives up after SEARCH_STEPS tries) keeps every label below its city,
-    and a route with no clear curve is drawn straight."""
+    the world) a route shorter across its left and right edges goes that way. A board too crowded
+    for that (a custom one: the search gives up after SEARCH_STEPS tries) keeps every label below
+    its city, and a route with no clear curve is drawn straight."""
     width, height = size
     cities = {slug: city_box(at) for slug, at in places.items()}
     edge = width if wraps else math.inf

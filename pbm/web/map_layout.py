@@ -179,10 +179,10 @@ def lay_out(
     map (`size`) and clear of every other city and label, crossing the fewest of the routes
     (`links`, drawn straight) that it can (search() takes the first combination that fits, then
     each label moves to a side crossing fewer where one is free); then each route takes the least
-    bent curve that crosses no label and no city it does not end at; on a map that `wraps` (a map of
-    the world) a route shorter across its left and right edges goes that way. A board too crowded
-    for that (a custom one: the search gives up after SEARCH_STEPS tries) keeps every label below
-    its city, and a route with no clear curve is drawn straight."""
+    bent curve inside the map that crosses no label and no city it does not end at; on a map that
+    `wraps` (a map of the world) a route shorter across its left and right edges goes that way. A
+    board too crowded for that (a custom one: the search gives up after SEARCH_STEPS tries) keeps
+    every label below its city, and a route with no clear curve is drawn straight."""
     width, height = size
     cities = {slug: city_box(at) for slug, at in places.items()}
     edge = width if wraps else math.inf
@@ -210,7 +210,7 @@ def lay_out(
     routes = []
     for a, b in links:
         avoid = boxes + [box for slug, box in cities.items() if slug not in (a, b)]
-        routes.append(Route((a, b), tuple(clear_curve(start, end, avoid) for start, end in pieces(places[a], places[b], edge))))
+        routes.append(Route((a, b), tuple(clear_curve(start, end, avoid, size) for start, end in pieces(places[a], places[b], edge))))
     return Layout(labels, tuple(routes))
 
 
@@ -226,11 +226,13 @@ def pieces(a: Point, b: Point, width: float) -> list[tuple[Point, Point]]:
     return [((west, west_y), (0.0, round(edge_y, 1))), ((east, east_y), (width, round(edge_y, 1)))]
 
 
-def clear_curve(start: Point, end: Point, avoid: Sequence[Box]) -> Curve:
-    """The least bent curve from `start` to `end` that crosses none of `avoid` (straight if none is)."""
+def clear_curve(start: Point, end: Point, avoid: Sequence[Box], size: tuple[float, float]) -> Curve:
+    """The least bent curve from `start` to `end` inside the map (`size`) that crosses none of
+    `avoid` (straight if none is)."""
+    width, height = size
     for leaving, arriving in CURVES:
         curve = Curve.bent(start, end, leaving, arriving)
-        if not curve.crosses_any(avoid):
+        if all(0 <= x <= width and 0 <= y <= height for x, y in curve.points()) and not curve.crosses_any(avoid):
             return curve
     return Curve.bent(start, end)
 

@@ -51,9 +51,10 @@ def test_no_route_crosses_a_label_or_a_city_it_does_not_end_at():
     assert crossed == []
 
 
-def test_each_route_is_drawn_from_its_cities_and_the_pacific_ones_leave_the_map_at_one_height():
+def test_each_route_is_drawn_inside_the_map_from_its_cities_and_the_pacific_ones_leave_it_at_one_height():
     across = {}
     for route in LAYOUT.routes:
+        assert all(0 <= x <= MAP.right and 0 <= y <= MAP.bottom for curve in route.curves for x, y in curve.points()), route.ends
         a, b = (PLACES[slug] for slug in route.ends)
         if len(route.curves) == 1:
             (curve,) = route.curves

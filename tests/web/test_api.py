@@ -164,7 +164,9 @@ def test_bad_reissued_and_other_games_tokens_get_the_same_401(client: TestClient
 def test_a_move_with_a_token_not_the_seats_is_a_401_whatever_the_move_and_writes_nothing(client: TestClient, store: Store):
     # The token's check rides on the move's append (one round trip): every other way a request
     # can end (a refusal, a conflict, a repeated command, a seat on autopilot) checks it first.
-    created = new_game(client)
+    # No move is played for a seat (forced_moves "ask"): a deal's forced moves could otherwise give
+    # the turn back to the first seat, whose token is then renewed, or play the seat's one card.
+    created = new_game(client, forced_moves="ask")
     game_id = created["game_id"]
     first, me = first_to_act(client, created)
     first_move = {"move": me["view"]["legal_moves"][0], "expected_seq": me["view"]["seq"]}

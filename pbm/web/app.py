@@ -56,7 +56,10 @@ def create_app(
     )
     # The spec and its page are pbm/web/docs.py's, served with a Content-Security-Policy and no
     # CDN; FastAPI's own (Swagger UI and ReDoc from a CDN) are off.
-    app = FastAPI(title="pbm", summary="Board and card games played a move a day", version="1", docs_url=None, redoc_url=None, openapi_url=None)
+    # FastAPI's own OpenTelemetry off: pbm exports no traces, and the check for a configured
+    # provider on every request cost more than parsing a move's body (bench/serve.py).
+    app = FastAPI(title="pbm", summary="Board and card games played a move a day", version="1", docs_url=None, redoc_url=None, openapi_url=None,
+                  telemetry={"tracing": False, "metrics": False, "logs": False})
     app.state.pbm = context
     errors.install(app)
     app.include_router(api.router)

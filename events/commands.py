@@ -22,7 +22,7 @@ import core
 from core.bounds import check_command_id
 from core.orders import forced_move, order_to_fire
 from core.table import Table, bots_after
-from events import envelope, index, keys, server, snapshots
+from events import cooperative, envelope, index, keys, server, snapshots
 from events.codec import DecodeError
 from events.envelope import Envelope
 from events.seats import TokenCheck
@@ -161,12 +161,13 @@ def one_game_at_a_time(method):
         # A bounded wait: a call holding its game this long waits on a Redis that does not answer
         # (its own wait ends as late), and the calls behind it would each wait that long again,
         # one after the other (seven requests on one game took 21 s to be told). They are told now.
-        if not lock.acquire(timeout=self.lock_timeout_s):
+        # (A call run on the event loop waits there: events.cooperative.)
+        if not cooperative.acquire(lock, self.lock_timeout_s):
             raise GameBusy(game_id, self.lock_timeout_s)
         try:
             return method(self, game_id, *args, **kwargs)
         finally:
-            lock.release()
+            cooperative.release(lock)
 
     return locked
 

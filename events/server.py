@@ -32,13 +32,16 @@ import stat
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import platformdirs
 import redis
-from redis.backoff import ExponentialWithJitterBackoff, NoBackoff
+from redis.backoff import NoBackoff
 from redis.exceptions import RedisClusterException
 from redis.retry import Retry
+
+from events import cooperative
 
 SOCKET_PATH_MAX = 107  # bytes: a unix socket's path must fit sockaddr_un.sun_path (108, NUL included)
 START_TIMEOUT_S = 15.0
@@ -48,7 +51,8 @@ START_TIMEOUT_S = 15.0
 # A command that timed out is not sent again: a Redis that does not answer (stopped, swapping, a
 # network that drops packets) would make each try wait the whole timeout again, and redis-py's
 # defaults (5 s a try, 4 tries) held a request 20 s before it could say so.
-RETRY = Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), 3, supported_errors=(redis.ConnectionError,))
+# The backoff between tries is slept by the event loop for a move run on it (events.cooperative).
+RETRY = Retry(cooperative.Backoff(base=0.01, cap=0.5), 3, supported_errors=(redis.ConnectionError,))
 # How long pbm waits for Redis to answer one command, and to accept a connection. pbm's commands
 # take microseconds to milliseconds, so a command with no answer after this long means a Redis
 # that is stuck: the request, command or job is told so in one line (`explain`) within seconds.
@@ -195,12 +199,15 @@ def command_timeout() -> float:
     return seconds
 
 
-def timeouts() -> dict[str, float]:
-    """The client settings every connection of pbm's to Redis gets (see DEFAULT_TIMEOUT_S)."""
+def timeouts() -> dict[str, Any]:
+    """The client settings every connection of pbm's to Redis gets (see DEFAULT_TIMEOUT_S), and
+    the parser whose wait for a reply is the event loop's for a move run on it (events.cooperative;
+    anywhere else it is redis-py's hiredis parser)."""
     return {
         "socket_timeout": command_timeout(),
         "socket_connect_timeout": CONNECT_TIMEOUT_S,
         "health_check_interval": HEALTH_CHECK_S,
+        "parser_class": cooperative.Parser,
     }
 
 
@@ -312,8 +319,10 @@ class EmbeddedRedis:
     def _connection(self, retries: bool = True) -> redis.Redis:
         # Probes go without retries: redis-py's default backoff would turn "not running" (or "shut
         # down as asked") into seconds of waiting.
-        extra = {"retry": RETRY if retries else Retry(NoBackoff(), 0)}
-        return redis.Redis(unix_socket_path=str(self.socket), **timeouts(), **extra)
+        retry = RETRY if retries else Retry(NoBackoff(), 0)
+        # A pool of our making: redis.Redis() takes no parser of its own (its URL form does).
+        pool = redis.ConnectionPool(connection_class=redis.UnixDomainSocketConnection, path=str(self.socket), retry=retry, **timeouts())
+        return redis.Redis(connection_pool=pool)
 
     def running(self) -> bool:
         probe = self._connection(retries=False)

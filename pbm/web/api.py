@@ -8,10 +8,11 @@ folded table is never touched by two threads at once).
 The move endpoint, the one a busy server answers most, is reached past the rest of the stack
 (pbm/web/app.py, Shortcut) and routed by MoveRoute: the same function, the same spec, but its
 arguments are read straight from the request instead of through FastAPI's general dependency
-solving and validation; it runs in a thread pool of its own (pbm/web/context.py, MovePool), never
-on the event loop, which a Redis that hangs would hold; and its token's check rides on the move's
-own append (events.seats.TokenCheck). Each cost the server about as much CPU as the move itself
-(bench/serve.py; docs/serve.md "Speed").
+solving and validation; it runs on the event loop's thread with its waits for Redis yielding to
+the loop (pbm/web/context.py, MovePool; events/cooperative.py), not handed to a thread and back,
+and never blocking the loop, which a Redis that hangs would hold; and its token's check rides on
+the move's own append (events.seats.TokenCheck). Each cost the server about as much CPU as the
+move itself (bench/serve.py; docs/serve.md "Speed").
 """
 
 from __future__ import annotations

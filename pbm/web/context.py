@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import attrs
 from fastapi import Request
 
+from events import cooperative
 from events.commands import Games
 from events.limits import Counter, Slots
 from events.joining import Joins
@@ -24,21 +25,29 @@ LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})  # as the Host hea
 
 
 class MovePool:
-    """The threads POST /api/me/moves runs on: never the event loop, where a Redis that hangs held
-    every request of the server for its timeout (PBM_REDIS_TIMEOUT_S), one move after another.
+    """Where POST /api/me/moves runs: on the event loop's thread, its waits for Redis awaited by
+    the loop (events.cooperative), when the app's Redis client is one whose waits can be; else on
+    threads of its own, never the loop itself, where a Redis that hangs held every request of the
+    server for its timeout (PBM_REDIS_TIMEOUT_S), one move after another.
 
-    A move on the loop cost less CPU (no hand-over to a thread and back): 0.60 ms against 0.75 a
-    move, the app called in process on a loaded machine (bench/serve.py); but through HTTP the pool
-    has done as well or better whenever the machine was busy (docs/serve.md, "Speed"). The pool is
-    the moves' own, reached by the loop's run_in_executor: anyio's to_thread, which FastAPI uses
-    for plain endpoints, cost about 0.5 ms more CPU a move.
+    Handing a move to a thread and back cost about as much CPU as the move (bench/serve.py:
+    0.77-0.87 ms a move in the pool against 0.50-0.59 on the loop, the app called in process); a
+    Cluster client's calls go through redis-py's own cluster code, whose waits do not yield.
     """
 
-    def __init__(self, threads: int = 8) -> None:
-        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="pbm-move")
+    def __init__(self, threads: int = 8, on_the_loop: bool = False) -> None:
+        self.on_the_loop = on_the_loop
+        self.pool = None if on_the_loop else ThreadPoolExecutor(threads, thread_name_prefix="pbm-move")
+
+    @classmethod
+    def for_clients(cls, *clients) -> MovePool:
+        """On the loop when every connection of these clients reads with events.cooperative's parser."""
+        return cls(on_the_loop=cooperative.yields(*clients))
 
     async def run(self, call):
-        """`call()` on one of the pool's threads (with the request's context variables)."""
+        """`call()` (with the request's context variables): on the loop, or on one of the pool's threads."""
+        if self.on_the_loop:
+            return await cooperative.run(call)
         return await asyncio.get_running_loop().run_in_executor(self.pool, contextvars.copy_context().run, call)
 
 
@@ -49,7 +58,7 @@ class Server:
     admin_token: str | None = None
     public_url: str | None = None  # the links' base (PBM_PUBLIC_URL); else a loopback request's own
     limits: Limits = Limits()  # what every door lets through (pbm/web/limits.py)
-    move_pool: MovePool = attrs.Factory(MovePool)  # where POST /api/me/moves runs (pbm/web/api.py)
+    move_pool: MovePool = attrs.Factory(lambda self: MovePool.for_clients(self.games.store.redis, self.seats.redis), takes_self=True)  # where POST /api/me/moves runs (pbm/web/api.py)
     counter: Counter = attrs.field(init=False)  # counts allowances in Redis
     streams: Slots = attrs.field(init=False)  # each seat's open event streams
     people: People = attrs.field(init=False)  # the people store (it keeps the site's link key, as the seat store does)

@@ -1,0 +1,155 @@
+"""Blocking code run on an event loop without holding it: `run(call)` runs `call()` in a greenlet
+on the loop's own thread, and wherever that call waits (for a reply from Redis, a retry's backoff,
+a game's lock) the loop serves everything else meanwhile. It decides nothing, and outside `run`
+nothing changes: every wait blocks its thread as it always did.
+
+Why: POST /api/me/moves costs a few hundred microseconds of CPU, and handing it to a thread and
+back cost about as much again (bench/serve.py); run on the loop with blocking waits, a Redis that
+hung held every request of the server for its timeout (tests/test_redis_hangs.py). With this, the
+move's code (the command path, the token's check, the seat's names) stays the one code that
+threads run too; only its waits yield to the loop, as an `await` would.
+
+What yields: a reply read by a connection whose parser is `Parser` (events.server's clients all
+have it), a backoff of `Backoff`, and `acquire`. Anything else that blocks (a TCP connect, a
+Sentinel's lookup when a connection is made again) still blocks the loop for its own timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from typing import Any
+
+import redis
+from greenlet import getcurrent, greenlet
+from redis._parsers import _HiredisParser
+from redis._parsers.socket import SENTINEL
+from redis.backoff import ExponentialWithJitterBackoff
+
+LOCK_POLL_S = 0.0005  # how often a call on the loop looks again at a lock a thread holds
+
+
+class _OnTheLoop(greenlet):
+    """A call that `run` runs: its waits are awaited by its parent, the loop's own greenlet."""
+
+    def __init__(self, call: Any) -> None:
+        super().__init__(call)
+        self.held: dict[Any, int] = {}  # the locks it holds (an RLock may be taken again): how often
+
+
+_HOLDERS: dict[Any, _OnTheLoop] = {}  # a lock held by a call on a loop: which one
+
+
+def on_the_loop() -> bool:
+    """Whether the caller runs inside `run` (its waits then go to the loop)."""
+    return type(getcurrent()) is _OnTheLoop
+
+
+def wait(awaitable: Any) -> Any:
+    """The result of `awaitable`, awaited by the loop while the calling code waits (inside `run` only)."""
+    return getcurrent().parent.switch(awaitable)
+
+
+async def run(call: Any) -> Any:
+    """`call()` on this loop's thread (with the caller's context variables), every wait of it
+    awaited here; its result, or its exception. A cancellation is thrown into the call where it
+    waits, as it would be into a coroutine."""
+    child = _OnTheLoop(call)
+    child.gr_context = contextvars.copy_context()
+    asked = child.switch()
+    while not child.dead:
+        try:
+            answer = await asked
+        except BaseException as failure:  # noqa: BLE001 - the call's own to handle, as at an await
+            asked = child.throw(failure)
+        else:
+            asked = child.switch(answer)
+    return asked
+
+
+async def _readable(sock: Any, timeout_s: float | None) -> bool:
+    """Whether `sock` has something to read within `timeout_s` (None: however long it takes)."""
+    loop = asyncio.get_running_loop()
+    ready = loop.create_future()
+    descriptor = sock.fileno()
+    loop.add_reader(descriptor, _settle, ready, True)
+    timer = None if timeout_s is None else loop.call_later(timeout_s, _settle, ready, False)
+    try:
+        return await ready
+    finally:
+        loop.remove_reader(descriptor)
+        if timer is not None:
+            timer.cancel()
+
+
+def _settle(future: asyncio.Future, value: bool) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+class Parser(_HiredisParser):
+    """redis-py's hiredis parser, whose wait for a reply, inside `run`, is the loop's: it reads
+    only once the socket has something (or its timeout passed, which is redis-py's TimeoutError
+    as before)."""
+
+    def read_from_socket(self, timeout: Any = SENTINEL, raise_on_timeout: bool = True) -> bool:
+        sock = self._sock
+        if sock is not None and type(getcurrent()) is _OnTheLoop:
+            seconds = self._socket_timeout if timeout is SENTINEL else timeout
+            if seconds != 0 and not wait(_readable(sock, seconds)):
+                if raise_on_timeout:
+                    raise redis.TimeoutError("Timeout reading from socket")
+                return False
+        return super().read_from_socket(timeout, raise_on_timeout)
+
+
+class Backoff(ExponentialWithJitterBackoff):
+    """redis-py's exponential backoff with jitter between retries, slept by the loop inside `run`
+    (redis-py sleeps what compute() answers: here nothing, once the loop has slept it)."""
+
+    def compute(self, failures: int) -> float:
+        seconds = super().compute(failures)
+        if seconds > 0 and type(getcurrent()) is _OnTheLoop:
+            wait(asyncio.sleep(seconds))
+            return 0
+        return seconds
+
+
+def acquire(lock: Any, timeout_s: float) -> bool:
+    """`lock.acquire(timeout=timeout_s)`; inside `run`, waited for by the loop, and held by one
+    call on a loop at a time: all of a loop's calls share its thread, and an RLock would let a
+    second one in as that thread's."""
+    me = getcurrent()
+    if type(me) is not _OnTheLoop:
+        return lock.acquire(timeout=timeout_s)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if _HOLDERS.get(lock, me) is me and lock.acquire(blocking=False):
+            _HOLDERS[lock] = me
+            me.held[lock] = me.held.get(lock, 0) + 1
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        wait(asyncio.sleep(LOCK_POLL_S))
+
+
+def release(lock: Any) -> None:
+    """Undo one `acquire` of `lock`."""
+    me = getcurrent()
+    if type(me) is _OnTheLoop:
+        me.held[lock] -= 1
+        if not me.held[lock]:
+            del me.held[lock]
+            del _HOLDERS[lock]
+    lock.release()
+
+
+def yields(*clients: Any) -> bool:
+    """Whether these clients' waits for a reply yield inside `run`: plain clients (a Cluster's
+    calls go through redis-py's cluster code) whose connections read with `Parser`."""
+    return all(
+        isinstance(client, redis.Redis) and getattr(client, "connection_pool", None) is not None
+        and client.connection_pool.connection_kwargs.get("parser_class") is Parser
+        for client in clients
+    )

@@ -1,0 +1,182 @@
+"""events/cooperative.py: blocking code run on an event loop by `run` waits for Redis, a backoff and
+a lock there, so the loop goes on meanwhile; its results and errors are the code's own; outside
+`run` nothing changes. Against a real Redis with pbm's client settings (events.server.timeouts)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+import time
+
+import pytest
+import redis
+
+from events import cooperative, server
+from events.commands import Games
+from events.store import Store
+from pbm.web.context import MovePool
+
+
+@pytest.fixture
+def client(redis_client) -> redis.Redis:
+    """A client with pbm's settings on the tests' Redis, as events.server.connect makes them."""
+    if isinstance(redis_client, redis.RedisCluster):
+        pytest.skip("a Cluster client's waits do not yield (MovePool keeps its moves on threads)")
+    kwargs = {key: value for key, value in redis_client.connection_pool.connection_kwargs.items()
+              if key in ("host", "port", "db", "path", "username", "password")}
+    made = redis.Redis(connection_pool=redis.ConnectionPool(connection_class=redis_client.connection_pool.connection_class,
+                                                            retry=server.RETRY, **kwargs, **server.timeouts()))
+    yield made
+    made.close()
+
+
+async def ticking(work) -> tuple[object, int]:
+    """`work` (a coroutine) awaited beside a ticker on the same loop: its result and the ticks."""
+    ticks = 0
+    done = asyncio.Event()
+
+    async def tick() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            await asyncio.sleep(0.01)
+
+    ticker = asyncio.ensure_future(tick())
+    try:
+        return await work, ticks
+    finally:
+        done.set()
+        await ticker
+
+
+def test_a_call_waiting_for_redis_on_the_loop_leaves_the_loop_going(client: redis.Redis) -> None:
+    # BLPOP on an empty list holds its reply 0.5 s in Redis: a blocking read would hold the loop
+    # as long, and the ticker would not tick.
+    result, ticks = asyncio.run(ticking(cooperative.run(lambda: client.blpop("pbm-test-cooperative-empty", 0.5))))
+    assert result is None
+    assert ticks >= 10, ticks
+
+
+def test_the_same_blocking_call_outside_run_holds_the_loop(client: redis.Redis) -> None:
+    async def blocking():
+        return client.blpop("pbm-test-cooperative-empty", 0.5)
+
+    result, ticks = asyncio.run(ticking(blocking()))
+    assert result is None and ticks <= 2, ticks  # what `run` is for
+
+
+def test_a_reply_past_the_timeout_is_redis_pys_timeout_error_and_the_connection_is_not_reused_dirty(client: redis.Redis) -> None:
+    slow = redis.Redis(connection_pool=redis.ConnectionPool(connection_class=client.connection_pool.connection_class,
+                                                            **{**client.connection_pool.connection_kwargs, "socket_timeout": 0.2}))
+    began = time.monotonic()
+    with pytest.raises(redis.TimeoutError):
+        asyncio.run(cooperative.run(lambda: slow.blpop("pbm-test-cooperative-empty", 2)))
+    assert time.monotonic() - began < 1.5
+    assert asyncio.run(cooperative.run(lambda: slow.ping())) is True  # the unread reply went with its connection
+    slow.close()
+
+
+def test_results_and_errors_are_the_calls_own(client: redis.Redis) -> None:
+    client.set("pbm-test-cooperative-key", b"kept")
+
+    def failing():
+        client.get("pbm-test-cooperative-key")
+        raise LookupError("after a wait")
+
+    assert asyncio.run(cooperative.run(lambda: client.get("pbm-test-cooperative-key"))) == b"kept"
+    with pytest.raises(LookupError, match="after a wait"):
+        asyncio.run(cooperative.run(failing))
+    with pytest.raises(redis.ResponseError):
+        asyncio.run(cooperative.run(lambda: client.execute_command("NO-SUCH-COMMAND")))
+    client.delete("pbm-test-cooperative-key")
+
+
+def test_many_calls_wait_side_by_side_on_one_loop(client: redis.Redis) -> None:
+    async def together():
+        return await asyncio.gather(*(cooperative.run(lambda n=n: client.blpop(f"pbm-test-cooperative-{n}", 0.3)) for n in range(10)))
+
+    began = time.monotonic()
+    assert asyncio.run(together()) == [None] * 10
+    assert time.monotonic() - began < 2.0  # ten waits of 0.3 s at once, not one after the other (3 s)
+
+
+def test_an_rlock_lets_one_call_on_the_loop_in_at_a_time(client: redis.Redis) -> None:
+    lock, inside, seen = threading.RLock(), [], []
+
+    def holding(name: str):
+        assert cooperative.acquire(lock, 5)
+        try:
+            assert cooperative.acquire(lock, 5)  # again, by the call holding it: an RLock's
+            cooperative.release(lock)
+            inside.append(name)
+            seen.append(tuple(inside))
+            client.blpop("pbm-test-cooperative-empty", 0.2)  # waits on the loop, holding the lock
+            inside.remove(name)
+        finally:
+            cooperative.release(lock)
+
+    async def both():
+        await asyncio.gather(cooperative.run(lambda: holding("a")), cooperative.run(lambda: holding("b")))
+
+    asyncio.run(both())
+    assert seen == [("a",), ("b",)]  # never both inside at once, though they share the loop's thread
+
+
+def test_a_lock_a_thread_holds_is_waited_for_on_the_loop_and_times_out_there() -> None:
+    lock, taken, free = threading.RLock(), threading.Event(), threading.Event()
+
+    def holder():
+        with lock:
+            taken.set()
+            free.wait(5)
+
+    thread = threading.Thread(target=holder)
+    thread.start()
+    taken.wait(5)
+    try:
+        got, ticks = asyncio.run(ticking(cooperative.run(lambda: cooperative.acquire(lock, 0.3))))
+        assert got is False and ticks >= 8, ticks  # refused after its timeout, the loop going all along
+    finally:
+        free.set()
+        thread.join()
+    assert asyncio.run(cooperative.run(lambda: cooperative.acquire(lock, 1) and (cooperative.release(lock) or True))) is True
+
+
+def test_a_backoff_is_slept_by_the_loop_inside_run_and_by_the_thread_outside() -> None:
+    backoff = cooperative.Backoff(base=10, cap=0.2)  # jittered from 0 to 20 s, capped at 0.2
+    random.seed(1)  # its first draw, 0.13, makes it 2.7 s: the cap's 0.2
+    inside, ticks = asyncio.run(ticking(cooperative.run(lambda: backoff.compute(1))))
+    assert inside == 0 and ticks >= 5, ticks  # slept there: redis-py then sleeps nothing
+    assert 0 <= backoff.compute(1) <= 0.2  # outside: the seconds, for redis-py to sleep
+
+
+def test_moves_run_on_the_loop_only_with_clients_whose_waits_yield(client: redis.Redis, redis_client) -> None:
+    assert MovePool.for_clients(client, client).on_the_loop
+    assert MovePool.for_clients(server.connect()).on_the_loop  # pbm's own clients all yield
+    plain = redis.Redis(connection_pool=redis.ConnectionPool(connection_class=client.connection_pool.connection_class,
+                                                             **{k: v for k, v in client.connection_pool.connection_kwargs.items() if k != "parser_class"}))
+    assert not MovePool.for_clients(client, plain).on_the_loop
+
+
+def test_a_game_played_by_calls_on_the_loop_is_the_game_played_by_threads(client: redis.Redis) -> None:
+    # The command path's own code, its waits yielding: a game's moves appended from calls on one
+    # loop, two at a time on the same game (its lock keeps them apart), fold to the log's game.
+    games = Games(Store(client))
+    game_id = games.create("holly-oak", 4, seed=5, forced_moves="ask")
+
+    def one_move():
+        table = games.table(game_id)
+        if table.outcome is not None:
+            return None
+        seat = table.to_act[0]
+        return games.submit(game_id, seat, table.legal_moves(seat)[0])
+
+    async def play():
+        for _ in range(40):
+            await asyncio.gather(cooperative.run(one_move), cooperative.run(lambda: games.table(game_id).seq))
+
+    asyncio.run(play())
+    folded = Games(Store(client)).table(game_id)  # another process's view: the log alone
+    assert folded.seq == games.table(game_id).seq >= 40
+    assert folded.state == games.table(game_id).state

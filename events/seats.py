@@ -208,6 +208,10 @@ class TokenCheck:
     allowance: int
     script: Callable[[Sequence[str], Sequence[Any]], Any] = attrs.field(repr=False)  # runs CHECK_LUA alone
     done: bool = False
+    # Reads the request answers with, sent on the round trip of the append that runs the check
+    # (a move's report names the seats), and their raw replies once they came (None: not read).
+    reads: tuple[tuple[Any, ...], ...] = ()
+    read: list[Any] | None = None
 
     @property
     def keys(self) -> tuple[str, str]:
@@ -376,12 +380,15 @@ class Seats(LinkSecrets):
             pipe.hmget(keys.contact(game_id, seat), list(CHANNEL_FIELDS))
         return {seat for seat, found in zip(seats, pipe.execute()) if any(found)}
 
-    def names(self, games: list[tuple[str, int]]) -> dict[str, list[str | None]]:
+    def names(self, games: list[tuple[str, int]], read: TokenCheck | None = None) -> dict[str, list[str | None]]:
         """Each (game id, players)'s seat names, in one round trip: game id -> [name or None].
         On a move's answer (its report names the seats): sent as raw reads where the client allows
-        (events.calls), a pipeline cost more CPU than the rest of the move's report."""
-        commands = [("HGET", keys.contact(game_id, seat), "name") for game_id, players in games for seat in range(players)]
-        if self._calls.direct:
+        (events.calls), a pipeline cost more CPU than the rest of the move's report; or read
+        already, by the append that ran the token check `read` (`name_reads`)."""
+        commands = self.name_reads(games)
+        if read is not None and read.read is not None and read.reads == commands:
+            found = iter(read.read)
+        elif self._calls.direct:
             found = iter(self._calls.reads(commands))
         else:
             pipe = self.redis.pipeline(transaction=False)
@@ -389,6 +396,11 @@ class Seats(LinkSecrets):
                 pipe.hget(key, field)
             found = iter(pipe.execute())
         return {game_id: [None if (name := next(found)) is None else name.decode() for _ in range(players)] for game_id, players in games}
+
+    @staticmethod
+    def name_reads(games: list[tuple[str, int]]) -> tuple[tuple[str, str, str], ...]:
+        """The commands `names` reads these games' seat names with (a TokenCheck's `reads`)."""
+        return tuple(("HGET", keys.contact(game_id, seat), "name") for game_id, players in games for seat in range(players))
 
     def erase_contact(self, game_id: str, seat: int, *fields: str) -> None:
         """Erase the named fields of the seat's personal data, or all of it."""

@@ -277,6 +277,7 @@ class Store:
             [keys.log(game_id), keys.commands(game_id), keys.unverified(game_id), keys.meta(game_id), *extra_keys],
             [expected_seq, command_id or "", len(fields), *fields, len(follows), *followed, *envelopes, *extra_args],
             lambda reply: {0: "wrote", 1: "known"}.get(reply[0]),
+            check,
         )
         if check is not None:
             check.settle(reply)
@@ -350,7 +351,7 @@ class Store:
         except server.REDIS_ERRORS:
             pass
 
-    def _replicated(self, game_id: str, script: Any, script_keys: list[Any], args: list[Any], kind: Any) -> Any:
+    def _replicated(self, game_id: str, script: Any, script_keys: list[Any], args: list[Any], kind: Any, check: TokenCheck | None = None) -> Any:
         """The script's reply, once enough replicas have what it wrote, when `replication` asks:
         NotReplicated if they did not confirm it in time. `kind(reply)` says what the script did:
         "wrote", "known" (it found its own write done before: a command id answered as done,
@@ -360,11 +361,20 @@ class Store:
         connection in one round trip. Redis 7 counts only a connection's own writes, so a "known"
         answer is followed by a write that changes nothing, the game's row's `acked` mark, and a
         WAIT for it: replicas take writes in order, so a replica that has the mark has the
-        command's events too."""
+        command's events too.
+
+        A token `check` with `reads` gets their replies (`read`) from the same write, after the
+        script's (and WAIT's), where the client sends commands after a script."""
+        reads = check.reads if check is not None and (self._calls.direct or self._calls.cluster) else ()
         if self.replication is None:
-            return self._calls.script(script, script_keys, args)
+            if not reads:
+                return self._calls.script(script, script_keys, args)
+            reply, *check.read = self._calls.script_then(script, script_keys, args, *reads)
+            return reply
         replicas, timeout_ms = self.replication
-        reply, confirmed = self._calls.script_then(script, script_keys, args, ("WAIT", replicas, timeout_ms))
+        reply, confirmed, *read = self._calls.script_then(script, script_keys, args, ("WAIT", replicas, timeout_ms), *reads)
+        if reads:
+            check.read = read
         done = kind(reply)
         if done == "known":
             self._wait_for_replicas(game_id)

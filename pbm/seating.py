@@ -12,7 +12,7 @@ from urllib.parse import quote
 import core
 from core.table import Table
 from events.commands import Games
-from events.seats import Seats
+from events.seats import Seats, TokenCheck
 from pbm.names import Names
 from workers.bots import bot_seats, check_seats
 
@@ -40,10 +40,11 @@ def replay_file_link(base_url: str | None, game_id: str, seat: int) -> str:
     return f"{public_url(base_url)}/review/g/{quote(game_id, safe='')}/{seat}/export"
 
 
-def names(seats: Seats, game_id: str, table: Table, viewer: int | None = None) -> Names:
+def names(seats: Seats, game_id: str, table: Table, viewer: int | None = None, read: TokenCheck | None = None) -> Names:
     """How `viewer` (None: a spectator, a referee) reads the seats of `game_id`: their names from
-    the seat store, the table's bots. One round trip."""
-    return Names(tuple(seats.names([(game_id, table.players)])[game_id]), viewer=viewer, bots=frozenset(table.bots))
+    the seat store, the table's bots. One round trip, none if the append that ran the token check
+    `read` read them (Seats.names)."""
+    return Names(tuple(seats.names([(game_id, table.players)], read)[game_id]), viewer=viewer, bots=frozenset(table.bots))
 
 
 def notify_seats(games: Games, seats: Seats, game_id: str, told: list[int], kind: str) -> None:

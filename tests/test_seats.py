@@ -10,6 +10,7 @@ from urllib.parse import quote
 import pytest
 
 from events import keys
+from events.calls import Calls
 from events.seats import NotASeat, OverAllowance, SeatError, Seats, claimed, parse, redacted
 from tests.conftest import written
 
@@ -163,6 +164,28 @@ def test_a_token_check_counts_per_token_and_refuses_past_the_allowance(seats: Se
     assert run(renewed) == "ok"
     with pytest.raises(NotASeat):
         seats.check(token, long_window, 2).run()
+
+
+def test_a_moves_seat_names_are_read_on_the_round_trip_of_the_append_that_runs_its_check(seats: Seats, games, game_id: str):
+    # POST /api/me/moves names the seats in its report: the names ride on the move's append.
+    games.create("holly-oak", 3, seed=1, game_id=game_id, forced_moves="ask")
+    seats.set_contact(game_id, 0, name="Ann")
+    seats.set_contact(game_id, 2, name="Cy")
+    table = games.table(game_id)
+    mover = table.to_act[0]
+    check = seats.check(seats.issue(game_id, mover), 10**9, 100)
+    check.reads = seats.name_reads([(game_id, 3)])
+    games.submit(game_id, mover, table.legal_moves(mover)[0], check=check)
+    calls = Calls(seats.redis)
+    sends_after = calls.direct or calls.cluster  # else nothing rides after a script: read apart, as before
+    assert check.read == ([b"Ann", None, b"Cy"] if sends_after else None)
+    seats.set_contact(game_id, 0, name="Ann Later")
+    # What the append read is what the answer names (no second read); without it, Redis as it is now.
+    assert seats.names([(game_id, 3)], read=check)[game_id] == (["Ann", None, "Cy"] if sends_after else ["Ann Later", None, "Cy"])
+    assert seats.names([(game_id, 3)])[game_id] == ["Ann Later", None, "Cy"]
+    other = seats.check(seats.issue(game_id, 1), 10**9, 100)  # reads for other seats' names are not these
+    other.reads, other.read = seats.name_reads([(game_id, 2)]), [b"X", b"Y"]
+    assert seats.names([(game_id, 3)], read=other)[game_id] == ["Ann Later", None, "Cy"]
 
 
 def test_a_game_id_a_link_cannot_carry_is_refused(seats: Seats):

@@ -163,6 +163,7 @@ def post_move(
     games, seat = server.games, access.seat
     try:
         before, expected_seq = taken_back(access, body.expected_seq, check)
+        check.reads = server.seats.name_reads([(access.game_id, before.players)])  # the report's names, on the append's round trip
         submitted = games.submit(access.game_id, seat, body.move, command_id(seat, idempotency_key), expected_seq, check=check)
     except (NotASeat, OverAllowance) as refused:
         raise refusal(refused, check) from None
@@ -174,7 +175,7 @@ def post_move(
     checked(check)
     stop = submitted.seq + len(submitted.events)
     after = games.table_at(access.game_id, stop)  # this process folded its own append: no read
-    name = seating.names(server.seats, access.game_id, after, seat)
+    name = seating.names(server.seats, access.game_id, after, seat, read=check)
     if submitted.duplicate or before.seq != submitted.seq or before.seq != expected_seq:
         report = turn_report.lines_between(after, seat, submitted.seq, stop, name)
     else:  # only the new events are narrated, from the state before them

@@ -193,11 +193,13 @@ async def through_http(url: str, games: Games, seats: Seats, scripts: dict[int, 
 
 def through_app(games: Games, seats: Seats, client, scripts: dict[int, list], tag: str) -> dict[str, float]:
     """CPU per move (ms) of pbm's ASGI app called directly, one request at a time (no sockets, no
-    uvicorn, no other process): as it runs, every move handed to its thread pool; with every move
-    run on the event loop instead (what the pool's hand-over costs; pbm/web/context.py, MovePool);
-    and of Games.submit alone for the same moves. What the app's own code costs a move, which the
+    uvicorn, no other process): as pbm serve runs it (each move on the event loop, its waits the
+    loop's); with each move handed to a pool of threads instead (what a Cluster client's server
+    does); with each move blocking the loop (the least CPU); and of Games.submit alone for the
+    same moves (pbm/web/context.py, MovePool). What the app's own code costs a move, which the
     machine's load blurs less than the figures through sockets."""
     from pbm.web import create_app  # the front end, as pbm serve builds it
+    from pbm.web.context import MovePool
 
     total = sum(map(len, scripts.values()))
 
@@ -230,16 +232,20 @@ def through_app(games: Games, seats: Seats, client, scripts: dict[int, list], ta
         return (end.user + end.system - start.user - start.system) / total * 1000
 
     figures = {}
-    class OnTheLoop:
-        """In place of the app's MovePool: the move run where it is asked for, on the loop."""
+
+    class Blocking:
+        """In place of the app's MovePool: the move run where it is asked for, on the loop, its
+        waits blocking it (the least CPU, and what a Redis that hangs must never meet)."""
 
         async def run(self, call):
             return call()
 
-    for way, prefix, on_loop in (("in the pool", "p", False), ("on the loop", "l", True)):
+    ways = (("as served (on the loop, its waits the loop's)", "c", None), ("in a pool of threads", "p", MovePool(on_the_loop=False)),
+            ("on the loop, blocking", "l", Blocking()))
+    for way, prefix, pool in ways:
         app = create_app(client, games=games, moves_per_window=10**9)
-        if on_loop:
-            app.state.pbm.move_pool = OnTheLoop()
+        if pool is not None:
+            app.state.pbm.move_pool = pool
         loop = asyncio.new_event_loop()
         try:
             figures[way] = played(prefix, lambda _game, token, _seat, text, seq: loop.run_until_complete(

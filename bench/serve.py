@@ -134,8 +134,15 @@ class Connection:
 
 
 def cpu_now(server_pid: int, redis_client) -> dict[str, float]:
-    """CPU seconds used so far by the server process, this process (the clients) and Redis."""
-    return {"server": cpu_seconds(server_pid), "clients": time.process_time(), "redis": redis_cpu_seconds(redis_client)}
+    """CPU seconds used so far by the server process, this process (the clients), Redis and the
+    whole machine (every process and the kernel, all cores: what is left for another replica)."""
+    return {"server": cpu_seconds(server_pid), "clients": time.process_time(), "redis": redis_cpu_seconds(redis_client), "machine": machine_busy_seconds()}
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds the machine's cores have been busy since boot (Linux /proc/stat: all but idle and iowait)."""
+    ticks = [int(field) for field in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
 async def through_http(url: str, games: Games, seats: Seats, scripts: dict[int, list], clients: int, tag: str, client_kind: str, meter) -> tuple[float, list[float], dict[str, float]]:
@@ -339,7 +346,8 @@ def side_by_side(args) -> None:
                         result = pbm_levels(client, games, seats, scripts, [clients], workers, f"r{round_}w{workers}c{clients}")[clients]
                     figures.setdefault((name, clients), []).append(result)
                     print(f"  {result['moves_per_s']:7.0f} moves/s   p50 {result['p50_ms']:6.2f} ms   p99 {result['p99_ms']:6.2f} ms"
-                          f"   server CPU {result['server_cpu_ms_per_move']:.3f} ms a move", flush=True)
+                          f"   server CPU {result['server_cpu_ms_per_move']:.3f} ms a move"
+                          + (f"   machine busy {result['machine_busy']:.0%}" if "machine_busy" in result else ""), flush=True)
     print(f"load average at the end {load()}")
     first = sides[0][0]
     for name, _workers in sides:
@@ -376,7 +384,8 @@ def pbm_levels(client, games: Games, seats: Seats, scripts: dict[int, list], lev
             rate, latencies, cpu = run_clients(through_http(url, games, seats, scripts, clients, f"{tag}c{clients}", "raw", meter))
             total = sum(map(len, scripts.values()))
             results[clients] = {"moves_per_s": rate, "p50_ms": percentile(latencies, 50), "p99_ms": percentile(latencies, 99),
-                                "server_cpu_ms_per_move": (cpu["server"] + cpu["redis"]) / total * 1000}
+                                "server_cpu_ms_per_move": (cpu["server"] + cpu["redis"]) / total * 1000,
+                                "machine_busy": cpu["machine"] / (total / rate) / os.cpu_count()}
     finally:
         serving.stop(server)
     return results

@@ -180,3 +180,21 @@ def test_a_game_played_by_calls_on_the_loop_is_the_game_played_by_threads(client
     folded = Games(Store(client)).table(game_id)  # another process's view: the log alone
     assert folded.seq == games.table(game_id).seq >= 40
     assert folded.state == games.table(game_id).state
+
+
+def test_while_redis_fails_the_moves_go_to_threads_until_one_there_goes_through(client: redis.Redis, tmp_path) -> None:
+    # A connection made again does not yield (a TCP connect): against an unreachable Redis each
+    # move on the loop would hold it for the connect timeout.
+    gone = redis.Redis(connection_pool=redis.ConnectionPool(connection_class=redis.UnixDomainSocketConnection,
+                                                            path=str(tmp_path / "no-redis.sock"), **server.timeouts()))
+    moves = MovePool.for_clients(client)
+    where = lambda: (client.ping(), threading.current_thread() is threading.main_thread())[1]  # noqa: E731
+
+    async def play():
+        on_the_loop = [await moves.run(where)]
+        with pytest.raises(redis.ConnectionError):
+            await moves.run(gone.ping)
+        on_the_loop += [await moves.run(where), await moves.run(where)]
+        return on_the_loop
+
+    assert asyncio.run(play()) == [True, False, True]  # on the loop; after the failure on a thread; back once it went through

@@ -10,6 +10,7 @@ import contextvars
 from concurrent.futures import ThreadPoolExecutor
 
 import attrs
+import redis
 from fastapi import Request
 
 from events import cooperative
@@ -33,11 +34,17 @@ class MovePool:
     Handing a move to a thread and back cost about as much CPU as the move (bench/serve.py:
     0.77-0.87 ms a move in the pool against 0.50-0.59 on the loop, the app called in process); a
     Cluster client's calls go through redis-py's own cluster code, whose waits do not yield.
+
+    While Redis fails, the moves go to the threads: a connection made again (a TCP connect, a
+    Sentinel's lookup) does not yield, and against a Redis that is unreachable each would hold
+    the loop for its connect timeout. A move on the loop that fails so sends the moves after it
+    to the threads, until one of them goes through.
     """
 
     def __init__(self, threads: int = 8, on_the_loop: bool = False) -> None:
         self.on_the_loop = on_the_loop
-        self.pool = None if on_the_loop else ThreadPoolExecutor(threads, thread_name_prefix="pbm-move")
+        self.redis_failing = False
+        self.pool = ThreadPoolExecutor(threads, thread_name_prefix="pbm-move")  # its threads start when first used
 
     @classmethod
     def for_clients(cls, *clients) -> MovePool:
@@ -46,9 +53,15 @@ class MovePool:
 
     async def run(self, call):
         """`call()` (with the request's context variables): on the loop, or on one of the pool's threads."""
-        if self.on_the_loop:
-            return await cooperative.run(call)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, contextvars.copy_context().run, call)
+        if self.on_the_loop and not self.redis_failing:
+            try:
+                return await cooperative.run(call)
+            except (redis.ConnectionError, redis.TimeoutError):
+                self.redis_failing = True
+                raise
+        answer = await asyncio.get_running_loop().run_in_executor(self.pool, contextvars.copy_context().run, call)
+        self.redis_failing = False
+        return answer
 
 
 @attrs.define

@@ -75,7 +75,7 @@ async def _readable(sock: Any, timeout_s: float | None) -> bool:
     less than watching the socket (the loop's add_reader and remove_reader were a tenth of a move's
     CPU in a profile of bench/serve.py)."""
     await asyncio.sleep(0)
-    if select.select((sock,), (), (), 0)[0]:
+    if _has_bytes(sock):
         return True
     loop = asyncio.get_running_loop()
     ready = loop.create_future()
@@ -88,6 +88,16 @@ async def _readable(sock: Any, timeout_s: float | None) -> bool:
         loop.remove_reader(descriptor)
         if timer is not None:
             timer.cancel()
+
+
+def _has_bytes(sock: Any) -> bool:
+    """Whether `sock` has bytes to read now: in a TLS socket's own buffer (which the descriptor
+    does not show), or the descriptor's (poll: select refuses descriptors past 1,023)."""
+    if getattr(sock, "pending", None) is not None and sock.pending():
+        return True
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 def _settle(future: asyncio.Future, value: bool) -> None:

@@ -5,7 +5,10 @@ a lock there, so the loop goes on meanwhile; its results and errors are the code
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import resource
+import socket
 import threading
 import time
 
@@ -198,3 +201,23 @@ def test_while_redis_fails_the_moves_go_to_threads_until_one_there_goes_through(
         return on_the_loop
 
     assert asyncio.run(play()) == [True, False, True]  # on the loop; after the failure on a thread; back once it went through
+
+
+def test_a_look_for_a_reply_takes_a_descriptor_past_select_s_limit() -> None:
+    # A busy server holds thousands of sockets (each open seat page's stream): its Redis
+    # connections' descriptors can be past 1,023, which select.select refuses.
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 2100:
+        pytest.skip(f"descriptors limited to {hard} here")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 2100), hard))
+    ours, theirs = socket.socketpair()
+    high = socket.socket(fileno=os.dup2(ours.fileno(), 2000))
+    try:
+        assert not cooperative._has_bytes(high)
+        theirs.sendall(b"+OK\r\n")
+        assert cooperative._has_bytes(high)
+    finally:
+        high.close()
+        ours.close()
+        theirs.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -112,7 +112,7 @@ class Parser(_HiredisParser):
 
     def read_from_socket(self, timeout: Any = SENTINEL, raise_on_timeout: bool = True) -> bool:
         sock = self._sock
-        if sock is not None and type(getcurrent()) is _OnTheLoop:
+        if sock is not None and on_the_loop():
             seconds = self._socket_timeout if timeout is SENTINEL else timeout
             if seconds != 0 and not wait(_readable(sock, seconds)):
                 if raise_on_timeout:
@@ -127,7 +127,7 @@ class Backoff(ExponentialWithJitterBackoff):
 
     def compute(self, failures: int) -> float:
         seconds = super().compute(failures)
-        if seconds > 0 and type(getcurrent()) is _OnTheLoop:
+        if seconds > 0 and on_the_loop():
             wait(asyncio.sleep(seconds))
             return 0
         return seconds

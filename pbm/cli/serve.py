@@ -55,8 +55,11 @@ class AccessLog:
     write, on a move that is a few hundred us of CPU in all (bench/serve.py)."""
 
     def __init__(self, app, stream=None) -> None:
+        from uvicorn.protocols.utils import get_client_addr, get_path_with_query_string  # uvicorn's own line's parts
+
         self.app = app
         self.stream = stream or sys.stdout
+        self.client_of, self.path_of = get_client_addr, get_path_with_query_string
 
     async def __call__(self, scope, receive, send) -> None:
         if scope["type"] != "http":
@@ -70,13 +73,8 @@ class AccessLog:
         await self.app(scope, receive, logged)
 
     def write(self, scope, status: int) -> None:
-        client = scope.get("client")
-        path = scope["raw_path"].decode("latin1")
-        if scope["query_string"]:
-            path = f"{path}?{scope['query_string'].decode('ascii')}"
-        path = TOKEN_IN_TEXT.sub("<token>", path).replace('"', "%22")
-        where = f"{client[0]}:{client[1]}" if client else ""
-        self.stream.write(f'INFO:     {where} - "{scope["method"]} {path} HTTP/{scope["http_version"]}" {status}\n')
+        path = TOKEN_IN_TEXT.sub("<token>", self.path_of(scope))
+        self.stream.write(f'INFO:     {self.client_of(scope)} - "{scope["method"]} {path} HTTP/{scope["http_version"]}" {status}\n')
         self.stream.flush()
 
 

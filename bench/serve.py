@@ -414,7 +414,7 @@ def main() -> None:
         seats = Seats(client)
         server, url = start_server(redis_url_of(client))
         best: dict[str, tuple[float, list[float]]] = {}
-        cpu_ms: dict[str, list[float]] = {"server": [], "clients": [], "redis": []}
+        cpu_ms: dict[str, list[float]] = {"server": [], "clients": [], "redis": [], "machine": []}
         meter = partial(cpu_now, server.pid, client)
         in_app: dict[str, list[float]] = {}
         try:

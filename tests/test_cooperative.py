@@ -95,6 +95,49 @@ def test_results_and_errors_are_the_calls_own(client: redis.Redis) -> None:
     client.delete("pbm-test-cooperative-key")
 
 
+def test_a_call_after_another_runs_in_its_greenlet_in_its_own_context_and_keeps_nothing_of_it(client: redis.Redis) -> None:
+    import contextvars
+    import functools
+    import gc
+    import weakref
+
+    from greenlet import getcurrent
+
+    name = contextvars.ContextVar("name", default="unset")
+    seen = []
+
+    class Request:  # what a move's call holds: it must not outlive the call in a kept greenlet
+        pass
+
+    def call(value: str, request: Request) -> str:
+        seen.append((getcurrent(), name.get()))
+        name.set("set by " + value)  # in the call's own copy of the context
+        client.ping()  # a wait: the call leaves and re-enters its greenlet
+        if value == "failing":
+            raise LookupError("failing call")
+        return value
+
+    async def calls() -> list:
+        kept = Request()
+        dropped = weakref.ref(kept)
+        name.set("the caller's")
+        first = await cooperative.run(functools.partial(call, "first", kept))
+        del kept
+        gc.collect()
+        alive_after_call = dropped() is not None
+        with pytest.raises(LookupError, match="failing call"):
+            await cooperative.run(lambda: call("failing", Request()))
+        third = await cooperative.run(lambda: call("third", Request()))
+        return [first, third, alive_after_call, name.get()]
+
+    first, third, alive_after_call, callers_name = asyncio.run(calls())
+    assert (first, third) == ("first", "third")
+    assert not alive_after_call  # the greenlet kept for the next call holds nothing of the last
+    assert callers_name == "the caller's"  # a call's context variables stay its own
+    assert [value for _greenlet, value in seen] == ["the caller's"] * 3  # each starts from the caller's, not the last call's
+    assert seen[0][0] is seen[1][0] is seen[2][0]  # one greenlet, kept between calls (a failure too)
+
+
 def test_many_calls_wait_side_by_side_on_one_loop(client: redis.Redis) -> None:
     async def together():
         return await asyncio.gather(*(cooperative.run(lambda n=n: client.blpop(f"pbm-test-cooperative-{n}", 0.3)) for n in range(10)))

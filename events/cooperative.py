@@ -12,6 +12,11 @@ threads run too; only its waits yield to the loop, as an `await` would.
 What yields: a reply read by a connection whose parser is `Parser` (events.server's clients all
 have it), a backoff of `Backoff`, and `acquire`. Anything else that blocks (a TCP connect, a
 Sentinel's lookup when a connection is made again) still blocks the loop for its own timeout.
+
+One wait does not yield at first: a call alone on an idle loop looks for its reply without pause
+for up to SPIN_S before it hands the wait to the loop (`_spun`), since nothing else is held up
+meanwhile and a core kept awake for the reply answers sooner (pbm serve with one client at a time:
+bench/serve.py, docs/serve.md "Speed").
 """
 
 from __future__ import annotations
@@ -58,8 +63,19 @@ class _OnTheLoop(greenlet):
 
 
 _ENDED = object()  # what a greenlet of `run` switches back with once its call has ended
-_IDLE = threading.local()  # per thread (a greenlet runs only on its own): `spare`, greenlets between calls
-SPARE = 64  # at most this many kept: as many calls as wait side by side at a busy moment
+SPARE = 64  # at most this many greenlets kept between calls: as many as wait side by side at a busy moment
+SPIN_S = 0.0002  # how long a lone call looks at its socket before the loop watches it
+
+
+class _Loop(threading.local):
+    """What `run` keeps for the loop of its thread (a greenlet runs only on its own thread)."""
+
+    def __init__(self) -> None:
+        self.spare: list[_OnTheLoop] = []  # greenlets between calls
+        self.running = 0  # calls inside `run` now
+
+
+_THIS = _Loop()
 
 
 _HOLDERS: dict[Any, _OnTheLoop] = {}  # a lock held by a call on a loop: which one
@@ -79,18 +95,23 @@ async def run(call: Any) -> Any:
     """`call()` on this loop's thread (with the caller's context variables), every wait of it
     awaited here; its result, or its exception. A cancellation is thrown into the call where it
     waits, as it would be into a coroutine."""
-    spare = _spare()
+    this = _THIS
+    spare = this.spare
     child = spare.pop() if spare else _OnTheLoop()
     child.parent = getcurrent()
     child.next = (contextvars.copy_context(), call)
-    asked = child.switch()
-    while asked is not _ENDED:
-        try:
-            answer = await asked
-        except BaseException as failure:  # noqa: BLE001 - the call's own to handle, as at an await
-            asked = child.throw(failure)
-        else:
-            asked = child.switch(answer)
+    this.running += 1
+    try:
+        asked = child.switch()
+        while asked is not _ENDED:
+            try:
+                answer = await asked
+            except BaseException as failure:  # noqa: BLE001 - the call's own to handle, as at an await
+                asked = child.throw(failure)
+            else:
+                asked = child.switch(answer)
+    finally:
+        this.running -= 1
     (result, failure), child.ended = child.ended, (None, None)
     if not child.held and len(spare) < SPARE:
         spare.append(child)
@@ -99,13 +120,37 @@ async def run(call: Any) -> Any:
     return result
 
 
-def _spare() -> list[_OnTheLoop]:
-    """This thread's greenlets between calls."""
-    try:
-        return _IDLE.spare
-    except AttributeError:
-        _IDLE.spare = []
-        return _IDLE.spare
+def _spun(sock: Any) -> bool:
+    """Whether `sock` has bytes to read within SPIN_S, looked at without pause while the loop has
+    nothing else to do: this call the only one inside `run`, and nothing ready for the loop (its
+    poller's own descriptor, uvloop's or asyncio's, not readable). A core that waits for Redis's
+    answer this way stays awake for it (waking a halted core costs tens of microseconds on a VM);
+    one that looks past SPIN_S, or sees the loop wanted, hands the wait to the loop."""
+    if _THIS.running != 1:
+        return False
+    if _tls_pending(sock):
+        return True
+    others = _poller_of(asyncio.get_running_loop())
+    if others is None:
+        return False
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    poller.register(others, select.POLLIN)
+    deadline = time.perf_counter() + SPIN_S
+    while not (ready := poller.poll(0)):
+        if time.perf_counter() > deadline:
+            return False
+    return all(descriptor != others for descriptor, _events in ready)
+
+
+def _poller_of(loop: asyncio.AbstractEventLoop) -> int | None:
+    """The descriptor of the loop's poller (readable when anything it watches is), None if unknown."""
+    backend = getattr(loop, "_get_backend_id", None)  # uvloop: libuv's epoll
+    if backend is not None:
+        return backend()
+    selector = getattr(loop, "_selector", None)  # asyncio's selector loops
+    fileno = getattr(selector, "fileno", None)
+    return fileno() if fileno is not None else None
 
 
 async def _readable(sock: Any, timeout_s: float | None) -> bool:
@@ -132,11 +177,16 @@ async def _readable(sock: Any, timeout_s: float | None) -> bool:
 def _has_bytes(sock: Any) -> bool:
     """Whether `sock` has bytes to read now: in a TLS socket's own buffer (which the descriptor
     does not show), or the descriptor's (poll: select refuses descriptors past 1,023)."""
-    if getattr(sock, "pending", None) is not None and sock.pending():
+    if _tls_pending(sock):
         return True
     poller = select.poll()
     poller.register(sock, select.POLLIN)
     return bool(poller.poll(0))
+
+
+def _tls_pending(sock: Any) -> bool:
+    """Whether a TLS socket holds decrypted bytes of its own, which its descriptor does not show."""
+    return getattr(sock, "pending", None) is not None and sock.pending() > 0
 
 
 def _settle(future: asyncio.Future, value: bool) -> None:
@@ -153,7 +203,7 @@ class Parser(_HiredisParser):
         sock = self._sock
         if sock is not None and on_the_loop():
             seconds = self._socket_timeout if timeout is SENTINEL else timeout
-            if seconds != 0 and not wait(_readable(sock, seconds)):
+            if seconds != 0 and not _spun(sock) and not wait(_readable(sock, seconds)):
                 if raise_on_timeout:
                     raise redis.TimeoutError("Timeout reading from socket")
                 return False

@@ -14,6 +14,7 @@ import time
 
 import pytest
 import redis
+import uvloop
 
 from events import cooperative, server
 from events.commands import Games
@@ -136,6 +137,68 @@ def test_a_call_after_another_runs_in_its_greenlet_in_its_own_context_and_keeps_
     assert callers_name == "the caller's"  # a call's context variables stay its own
     assert [value for _greenlet, value in seen] == ["the caller's"] * 3  # each starts from the caller's, not the last call's
     assert seen[0][0] is seen[1][0] is seen[2][0]  # one greenlet, kept between calls (a failure too)
+
+
+LOOPS = pytest.mark.parametrize("new_loop", [asyncio.new_event_loop, uvloop.new_event_loop], ids=["asyncio", "uvloop"])
+
+
+def on_a_loop(new_loop, work):
+    with asyncio.Runner(loop_factory=new_loop) as runner:
+        return runner.run(work())
+
+
+def turned_before_the_reply(client: redis.Redis):
+    """A call that pings and says whether the loop turned (ran what was scheduled) before the reply was read."""
+    turned = []
+    asyncio.get_running_loop().call_soon(turned.append, True)
+    return lambda: (client.ping(), bool(turned))[1]
+
+
+@LOOPS
+def test_a_lone_call_looks_for_its_reply_without_handing_the_wait_to_the_loop(client: redis.Redis, new_loop) -> None:
+    # Nothing else for the loop to do: the reply is looked for at once (up to SPIN_S), the core
+    # kept awake for it. On a busy machine a reply may come later than that: one of 50 will do.
+    client.ping()
+
+    async def lone():
+        return [await cooperative.run(turned_before_the_reply(client)) for _ in range(50)]
+
+    assert not all(on_a_loop(new_loop, lone))
+
+
+@LOOPS
+def test_a_call_beside_another_hands_its_wait_to_the_loop(client: redis.Redis, new_loop) -> None:
+    async def beside():
+        other = asyncio.ensure_future(cooperative.run(lambda: client.blpop("pbm-test-cooperative-beside", 0.5)))
+        await asyncio.sleep(0.05)  # the other call now waits inside `run`
+        turned = [await cooperative.run(turned_before_the_reply(client)) for _ in range(20)]
+        await other
+        return turned
+
+    assert all(on_a_loop(new_loop, beside))
+
+
+@LOOPS
+def test_a_lone_call_hands_its_wait_to_the_loop_when_the_loop_has_something_ready(client: redis.Redis, new_loop) -> None:
+    client.ping()  # connected: the call's one wait is its reply's
+    readable, writer = socket.socketpair()
+
+    async def with_a_socket_ready():
+        loop = asyncio.get_running_loop()
+        loop.add_reader(readable, readable.recv, 1)
+        await asyncio.sleep(0)  # watched from now on (uvloop adds a reader to its poller at its next turn)
+        turned = []
+        for _ in range(20):
+            writer.send(b"x")  # something for the loop to do
+            turned.append(await cooperative.run(turned_before_the_reply(client)))
+        loop.remove_reader(readable)
+        return turned
+
+    try:
+        assert all(on_a_loop(new_loop, with_a_socket_ready))
+    finally:
+        readable.close()
+        writer.close()
 
 
 def test_many_calls_wait_side_by_side_on_one_loop(client: redis.Redis) -> None:

@@ -253,6 +253,9 @@ def through_app(games: Games, seats: Seats, client, scripts: dict[int, list], ta
         app = create_app(client, games=games, moves_per_window=10**9)
         if pool is not None:
             app.state.pbm.move_pool = pool
+        # Called in process, nothing comes next over a socket: a move's lingering for it
+        # (events.cooperative.linger) would only add its time to the figure.
+        app.state.pbm.move_pool.linger_s = 0
         loop = asyncio.new_event_loop()
         try:
             figures[way] = played(prefix, lambda _game, token, _seat, text, seq: loop.run_until_complete(

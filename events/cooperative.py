@@ -13,10 +13,13 @@ What yields: a reply read by a connection whose parser is `Parser` (events.serve
 have it), a backoff of `Backoff`, and `acquire`. Anything else that blocks (a TCP connect, a
 Sentinel's lookup when a connection is made again) still blocks the loop for its own timeout.
 
-One wait does not yield at first: a call alone on an idle loop looks for its reply without pause
-for up to SPIN_S before it hands the wait to the loop (`_spun`), since nothing else is held up
-meanwhile and a core kept awake for the reply answers sooner (pbm serve with one client at a time:
-bench/serve.py, docs/serve.md "Speed").
+Where the loop has nothing else to do, its thread looks for what comes next without pause for a
+moment instead of sleeping at once: a call alone on an idle loop looks for its reply for up to
+SPIN_S before it hands the wait to the loop (`_spun`), and after a call `linger` looks for the
+loop's next work for up to LINGER_S. Nothing is held up meanwhile, and a core kept awake answers
+sooner: on a VM, waking a halted core costs tens of microseconds, a tenth of a move's time with
+one client at a time (bench/serve.py, docs/serve.md "Speed"). Schedulers do the same (Erlang's
+busy wait before a scheduler sleeps, Linux's busy polling of sockets).
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ class _OnTheLoop(greenlet):
 _ENDED = object()  # what a greenlet of `run` switches back with once its call has ended
 SPARE = 64  # at most this many greenlets kept between calls: as many as wait side by side at a busy moment
 SPIN_S = 0.0002  # how long a lone call looks at its socket before the loop watches it
+LINGER_S = 0.0003  # how long the loop's thread looks for its next work after a call, before it sleeps
 
 
 class _Loop(threading.local):
@@ -123,9 +127,8 @@ async def run(call: Any) -> Any:
 def _spun(sock: Any) -> bool:
     """Whether `sock` has bytes to read within SPIN_S, looked at without pause while the loop has
     nothing else to do: this call the only one inside `run`, and nothing ready for the loop (its
-    poller's own descriptor, uvloop's or asyncio's, not readable). A core that waits for Redis's
-    answer this way stays awake for it (waking a halted core costs tens of microseconds on a VM);
-    one that looks past SPIN_S, or sees the loop wanted, hands the wait to the loop."""
+    poller's own descriptor, uvloop's or asyncio's, not readable). A call that looks past SPIN_S,
+    or sees the loop wanted, hands the wait to the loop."""
     if _THIS.running != 1:
         return False
     if _tls_pending(sock):
@@ -133,14 +136,32 @@ def _spun(sock: Any) -> bool:
     others = _poller_of(asyncio.get_running_loop())
     if others is None:
         return False
+    ready = _looked_for((sock.fileno(), others), SPIN_S)
+    return bool(ready) and others not in ready
+
+
+def linger(seconds: float = LINGER_S) -> None:
+    """After a call, on the loop (call_soon it): while no call is inside `run`, look for the loop's
+    next work (its poller readable) without pause for up to `seconds` before the loop sleeps. A
+    client that sends again at once (a person's next move, a bot's) is then read by an awake core."""
+    if _THIS.running:
+        return
+    others = _poller_of(asyncio.get_running_loop())
+    if others is not None:
+        _looked_for((others,), seconds)
+
+
+def _looked_for(descriptors: tuple[int, ...], seconds: float) -> list[int]:
+    """Those of `descriptors` readable within `seconds`, looked at without pause ([] if none):
+    the core stays awake meanwhile."""
     poller = select.poll()
-    poller.register(sock, select.POLLIN)
-    poller.register(others, select.POLLIN)
-    deadline = time.perf_counter() + SPIN_S
+    for descriptor in descriptors:
+        poller.register(descriptor, select.POLLIN)
+    deadline = time.perf_counter() + seconds
     while not (ready := poller.poll(0)):
         if time.perf_counter() > deadline:
-            return False
-    return all(descriptor != others for descriptor, _events in ready)
+            return []
+    return [descriptor for descriptor, _events in ready]
 
 
 def _poller_of(loop: asyncio.AbstractEventLoop) -> int | None:

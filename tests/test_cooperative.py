@@ -201,6 +201,57 @@ def test_a_lone_call_hands_its_wait_to_the_loop_when_the_loop_has_something_read
         writer.close()
 
 
+@LOOPS
+def test_the_loop_lingers_for_its_next_work_only_while_it_has_none_and_no_call_runs(client: redis.Redis, new_loop) -> None:
+    # Bounds far apart, so that a busy machine cannot blur them: a linger of 5 s that ends within
+    # 2 s ended for what it saw.
+    readable, writer = socket.socketpair()
+
+    async def lingered() -> dict[str, float]:
+        loop = asyncio.get_running_loop()
+        loop.add_reader(readable, readable.recv, 1)
+        await asyncio.sleep(0)  # watched from now on
+        took = {}
+        began = time.perf_counter()
+        cooperative.linger(0.2)
+        took["nothing to do"] = time.perf_counter() - began
+        writer.send(b"x")
+        began = time.perf_counter()
+        cooperative.linger(5)
+        took["a socket ready"] = time.perf_counter() - began
+        await asyncio.sleep(0.05)  # the loop reads it
+        waiting = asyncio.ensure_future(cooperative.run(lambda: client.blpop("pbm-test-cooperative-linger", 10)))
+        await asyncio.sleep(0.05)  # that call now waits inside `run`, its reply held by Redis
+        began = time.perf_counter()
+        cooperative.linger(5)
+        took["a call inside run"] = time.perf_counter() - began
+        client.lpush("pbm-test-cooperative-linger", b"done")  # its reply
+        assert await waiting == (b"pbm-test-cooperative-linger", b"done")
+        loop.remove_reader(readable)
+        return took
+
+    try:
+        took = on_a_loop(new_loop, lingered)
+    finally:
+        readable.close()
+        writer.close()
+    assert took["nothing to do"] >= 0.2
+    assert took["a socket ready"] < 2
+    assert took["a call inside run"] < 2
+
+
+def test_after_a_move_on_the_loop_the_pool_lingers_for_the_next(client: redis.Redis) -> None:
+    moves = MovePool(on_the_loop=True, linger_s=0.3)
+
+    async def after_a_move() -> float:
+        await moves.run(client.ping)
+        began = time.perf_counter()
+        await asyncio.sleep(0)  # the loop's next turn: the linger the move left comes first
+        return time.perf_counter() - began
+
+    assert asyncio.run(after_a_move()) >= 0.3
+
+
 def test_many_calls_wait_side_by_side_on_one_loop(client: redis.Redis) -> None:
     async def together():
         return await asyncio.gather(*(cooperative.run(lambda n=n: client.blpop(f"pbm-test-cooperative-{n}", 0.3)) for n in range(10)))

@@ -41,8 +41,9 @@ class MovePool:
     to the threads, until one of them goes through.
     """
 
-    def __init__(self, threads: int = 8, on_the_loop: bool = False) -> None:
+    def __init__(self, threads: int = 8, on_the_loop: bool = False, linger_s: float = cooperative.LINGER_S) -> None:
         self.on_the_loop = on_the_loop
+        self.linger_s = linger_s  # after a move on the loop, how long it looks for the next before it sleeps
         self.redis_failing = False
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="pbm-move")  # its threads start when first used
 
@@ -59,6 +60,8 @@ class MovePool:
             except (redis.ConnectionError, redis.TimeoutError):
                 self.redis_failing = True
                 raise
+            finally:
+                asyncio.get_running_loop().call_soon(cooperative.linger, self.linger_s)  # once the answer is written
         answer = await asyncio.get_running_loop().run_in_executor(self.pool, contextvars.copy_context().run, call)
         self.redis_failing = False
         return answer

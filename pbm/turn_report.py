@@ -80,9 +80,10 @@ def lines_after(table: Table, events: Sequence[Any], seat: int | None, name: Nam
     """The lines `seat` reads about `events`, which follow `table`'s last event: folded from
     the table's state, so a long game's report of one move costs that move's events only."""
     state, lines = table.state, []
-    for event in events:
+    for index, event in enumerate(events):
+        if index:  # told from the state before it (the last event's own fold is not needed)
+            state = apply(table.game, state, events[index - 1])
         lines.append(named(narrate(table.game, state, event, seat), name))
-        state = apply(table.game, state, event)
     return lines
 
 

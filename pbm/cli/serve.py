@@ -126,7 +126,11 @@ def serve(host: str, port: int, workers: int) -> None:
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        listener.bind((host, port))
+        listener.bind((host, port))  # not shared: an address another server holds is refused here
+        if workers > 1:  # each replica a socket of its own on the address (pbm/cli/replicas.py)
+            from pbm.cli.replicas import shared_in_place_of
+
+            listener = shared_in_place_of(listener)
     except OSError as error:
         raise click.ClickException(f"cannot listen on {host}:{port}: {error.strerror}") from None
     # Listening before the URL is printed: a client that connects at once waits in the backlog
@@ -147,13 +151,15 @@ def serve(host: str, port: int, workers: int) -> None:
         collect_for_a_server()
         uvicorn.Server(uvicorn.Config(AccessLog(app), **settings)).run(sockets=[listener])
         return
-    from uvicorn.supervisors import Multiprocess
+    from pbm.cli.replicas import Replicas
 
-    # Each replica is a process of its own that imports the app by name and accepts on the one
-    # listening socket; the supervisor restarts one that dies and stops them all on SIGTERM. It
-    # takes a replica that does not answer its health check in time for hung and kills it: a
-    # replica still importing on a busy machine took more than uvicorn's 5 s.
+    # Each replica is a process of its own that imports the app by name and accepts on a
+    # listening socket of its own on the one address; the supervisor restarts one that dies and
+    # stops them all on SIGTERM. It takes a replica that does not answer its health check in time
+    # for hung and kills it: a replica still importing on a busy machine took more than uvicorn's 5 s.
     config = uvicorn.Config("pbm.cli.serve:replica", factory=True, workers=workers, timeout_worker_healthcheck=HEALTHCHECK_S, **settings)
-    Multiprocess(config, sockets=[listener]).run()
+    replicas = Replicas(config, sockets=[listener])
+    del listener  # the first replica's now: kept here, it would outlive that replica (see Replicas)
+    replicas.run()
 
 

@@ -2,12 +2,16 @@
 (as behind a proxy) and `--workers 2` on one address. A seat page's event stream on one replica
 hears a move made through the other; a replica holding a game's table folded before another
 replica's move answers a move made against it with a conflict, then the log as it is (never a
-wrong view); a seat's move allowance counts the requests of every replica."""
+wrong view); a seat's move allowance counts the requests of every replica. The replicas of
+`--workers 2` share out the connections to their address, and one that dies takes none."""
 
 from __future__ import annotations
 
+import collections
 import os
 import re
+import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -171,3 +175,75 @@ def test_serve_with_two_workers_runs_two_replicas_on_one_address_and_stops_them(
     log.unlink()
     assert 'POST /api/me/moves HTTP/1.1" 200' in logged  # the replicas' access log, through the one filter
     assert all(seat["token"].rsplit(".", 1)[1] not in logged for seat in created["seats"])
+
+
+def replica_pids(process: subprocess.Popen, log: Path, count: int) -> list[int]:
+    """The live replicas of `pbm serve --workers N`, once `count` of them (in all, restarts
+    included) have said they serve."""
+    deadline = time.monotonic() + serving.START_S
+    while log.read_text().count("Application startup complete") < count:
+        assert time.monotonic() < deadline and process.poll() is None, log.read_text()[-2000:]
+        time.sleep(0.2)
+    started = {int(pid) for pid in re.findall(r"Started server process \[(\d+)\]", log.read_text())}
+    return sorted(pid for pid in started if Path(f"/proc/{pid}").exists())
+
+
+def connections_held(pids: list[int], port: int) -> collections.Counter:
+    """How many established TCP connections to `port` each process holds (Linux /proc)."""
+    inodes = {}
+    for pid in pids:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            target = os.readlink(fd) if fd.is_symlink() else ""
+            if target.startswith("socket:["):
+                inodes[target[8:-1]] = pid
+    held = collections.Counter()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if int(fields[1].rsplit(":", 1)[1], 16) == port and fields[3] == "01" and fields[9] in inodes:
+                held[inodes[fields[9]]] += 1
+    return held
+
+
+def answered(url: str) -> int:
+    """The status of GET /openapi.json on a connection of its own (a refused or hung one raises)."""
+    with httpx.Client(base_url=url, timeout=10) as http:
+        return http.get("/openapi.json").status_code
+
+
+def test_workers_spread_connections_over_their_replicas_and_one_that_dies_takes_none(env):
+    # Each replica listens on a socket of its own (SO_REUSEPORT): the kernel spreads connections
+    # over them; with one socket shared, 40 opened at once went 40 to 0, 37 to 3, 37 to 3, 31 to 9.
+    process, url, log = start(env, workers=2)
+    port = int(url.rsplit(":", 1)[1])
+    try:
+        replicas = replica_pids(process, log, 2)
+        opened = [socket.create_connection(("127.0.0.1", port)) for _ in range(60)]
+        time.sleep(1)  # accepted
+        held = connections_held(replicas, port)
+        for connection in opened:
+            connection.close()
+        assert sum(held.values()) == 60 and min(held[pid] for pid in replicas) >= 18, held  # 30 each, give or take (fewer: 1 in 1,000 runs)
+        # A replica killed: the supervisor starts another, and no connection goes to the dead one's
+        # socket (the parent keeps none of the sockets it handed out).
+        os.kill(replicas[0], signal.SIGKILL)
+        replica_pids(process, log, 3)
+        assert [answered(url) for _ in range(30)] == [200] * 30
+    finally:
+        serving.stop(process)
+        logged = log.read_text()
+        log.unlink()
+    assert "died" in logged
+
+
+def test_workers_refuse_an_address_another_server_holds(env):
+    # Sharing the address among the replicas must not let a second server in beside the first.
+    process, url, log = start(env, workers=2)
+    try:
+        host, port = url.removeprefix("http://").rsplit(":", 1)
+        second = subprocess.run([*serving.SERVE[:-2], "--port", port, "--workers", "2"], env=env, capture_output=True, text=True, timeout=120)
+        assert second.returncode != 0
+        assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in second.stderr
+    finally:
+        serving.stop(process)
+        log.unlink()

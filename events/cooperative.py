@@ -42,8 +42,8 @@ LOCK_POLL_S = 0.0005  # how often a call on the loop looks again at a lock a thr
 
 class _OnTheLoop(greenlet):
     """Runs the calls `run` gives it, one after another, each in its own context; their waits are
-    awaited by its parent, the loop's own greenlet. Kept between calls: a new greenlet costs about
-    8 us and a fresh frame stack (an mmap, its page faults and a munmap), a few percent of a move.
+    awaited by its parent, the loop's own greenlet. Kept between calls: a new greenlet cost about
+    8 us and a fresh frame stack (an mmap, its page faults and a munmap), 1-2% of a move's CPU.
     Between calls it holds nothing of the last one."""
 
     def __init__(self) -> None:

@@ -572,9 +572,12 @@ def test_tranquility_places_an_island_by_card_then_cell_then_payment(browser, si
     tokens = {seat["seat"]: seat["token"] for seat in created["seats"]}
     chooser = random.Random(5)
     def ways_to_pay(legal: list[str]) -> dict[tuple[str, str], list[str]]:
-        """The placements that take all three steps: the card leaves more than a handful of moves
-        (else they are listed as they are, whatever the deal) and the cell leaves several payments."""
+        """The placements that take all three steps: more than one card to place (else the page
+        starts at the cells, whatever the deal), the card leaves more than a handful of moves (else
+        they are listed as they are) and the cell leaves several payments."""
         plays = [move for move in legal if placed(move)]
+        if not plays or narrow(plays, STEPS, {}).step is not STEPS[0]:
+            return {}
         paid: dict[tuple[str, str], list[str]] = {}
         for move in plays:
             if payment_of(move):

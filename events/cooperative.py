@@ -198,11 +198,7 @@ async def _readable(sock: Any, timeout_s: float | None) -> bool:
 def _has_bytes(sock: Any) -> bool:
     """Whether `sock` has bytes to read now: in a TLS socket's own buffer (which the descriptor
     does not show), or the descriptor's (poll: select refuses descriptors past 1,023)."""
-    if _tls_pending(sock):
-        return True
-    poller = select.poll()
-    poller.register(sock, select.POLLIN)
-    return bool(poller.poll(0))
+    return _tls_pending(sock) or bool(_looked_for((sock.fileno(),), 0))
 
 
 def _tls_pending(sock: Any) -> bool:
